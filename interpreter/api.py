@@ -1,0 +1,180 @@
+"""The Python API: resolve a procedure once, or compute its exact odds.
+
+    from interpreter import load_ruleset, resolve, odds
+    eto = load_ruleset("eto")
+    play = resolve(eto, "interception", {"zones": 7}, dice=[4])
+    play.outcome.name          # 'intercepted'
+    odds(eto, "interception", {"zones": 7}).probability("intercepted")   # Fraction(1, 2)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable, Mapping
+
+from . import ir
+from .dice import ScriptedDice, SeededDice, fresh_seed
+from .errors import Source, UsageError
+from .evaluator import ExecutionLimits, Executor, TraceEvent
+from .inputs import CoercionError, coerce
+from .ruleset import MISSING, Ruleset
+from .values import OutcomeValue, to_plain
+
+SEED_BITS = 32
+API_INPUT = "<inputs>"
+
+
+def procedure_of(ruleset: Ruleset, name: str) -> ir.CompiledProcedure:
+    compiled = ruleset.compiled.get(name)
+    if compiled is None:
+        names = ", ".join(sorted(ruleset.compiled)) or "none"
+        raise UsageError(Source(API_INPUT, name).diagnostic(1, 1, f"ruleset '{ruleset.name}' has no procedure '{name}' (procedures: {names})"))
+    return compiled
+
+
+def prepare_inputs(procedure: ir.CompiledProcedure, given: Mapping[str, Any], choices: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Given values checked against the declared inputs, defaults filled in."""
+    problems = []
+    unknown = [name for name in given if procedure.input(name) is None]
+    for name in unknown:
+        known = ", ".join(spec.name for spec in procedure.inputs) or "none"
+        problems.append(f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})")
+    inputs: dict[str, Any] = {}
+    for spec in procedure.inputs:
+        value = given.get(spec.name, spec.default)
+        if value is MISSING:
+            problems.append(f"input '{spec.name}' is required ({spec.type.describe()}{': ' + spec.description if spec.description else ''})")
+            continue
+        try:
+            inputs[spec.name] = coerce(value, spec.type, f"input '{spec.name}'")
+        except CoercionError as error:
+            problems.append(error.message)
+    choices = dict(choices or {})
+    for choice in procedure.choices:
+        option = choices.get(choice.name, choice.default)
+        if option not in choice.options:
+            problems.append(f"choice '{choice.name}' must be one of {', '.join(choice.options)}, not {option!r}")
+        inputs[choice.name] = option
+    if problems:
+        source = Source(API_INPUT, "")
+        raise UsageError([source.diagnostic(1, 1, message) for message in problems])
+    return inputs
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """One play of a procedure."""
+
+    ruleset: str
+    procedure: str
+    inputs: Mapping[str, Any]
+    seed: int | None
+    dice: tuple[int, ...]
+    outcome: OutcomeValue
+    trace: tuple[TraceEvent, ...]
+    unused_dice: int = 0
+
+    def to_json(self) -> dict:
+        return {
+            "ruleset": self.ruleset,
+            "procedure": self.procedure,
+            "inputs": {k: to_plain(v) for k, v in self.inputs.items()},
+            "seed": self.seed,
+            "dice": list(self.dice),
+            "outcome": to_plain(self.outcome),
+            "trace": [
+                {"kind": e.kind, "message": e.message, "rule": e.rule, "depth": e.depth, "where": e.where, **{k: to_plain(v) for k, v in e.data}}
+                for e in self.trace
+            ],
+        }
+
+
+def resolve(
+    ruleset: Ruleset,
+    procedure: str,
+    inputs: Mapping[str, Any] | None = None,
+    *,
+    seed: int | None = None,
+    dice: Iterable[int] | None = None,
+    choices: Mapping[str, str] | None = None,
+    trace: bool = True,
+    limits: ExecutionLimits = ExecutionLimits(),
+) -> Resolution:
+    """Resolve ``procedure`` once: scripted ``dice``, a ``seed``, or a fresh seed (reported)."""
+    compiled = procedure_of(ruleset, procedure)
+    prepared = prepare_inputs(compiled, inputs or {}, choices)
+    if dice is not None:
+        source = ScriptedDice(tuple(dice))
+        seed = None
+    else:
+        if seed is None:
+            seed = fresh_seed(SEED_BITS)
+        source = SeededDice(seed)
+    executor = Executor(ruleset, dice=source, choices=choices, trace=trace, limits=limits)
+    outcomes = executor.run_procedure(compiled, prepared)
+    (outcome,) = outcomes.weights
+    return Resolution(
+        ruleset.name,
+        procedure,
+        prepared,
+        seed,
+        tuple(source.rolled),
+        outcome,
+        tuple(executor.trace or ()),
+        source.unused if isinstance(source, ScriptedDice) else 0,
+    )
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """Exact probabilities of a procedure's outcomes."""
+
+    ruleset: str
+    procedure: str
+    inputs: Mapping[str, Any]
+    outcomes: tuple[tuple[OutcomeValue, Fraction], ...]  # most likely first
+    truncated: Fraction = Fraction(0)
+
+    def probability(self, name: str, **fields: Any) -> Fraction:
+        """Total probability of outcomes called ``name`` whose fields match ``fields``."""
+        return sum(
+            (p for outcome, p in self.outcomes if outcome.name == name and all(outcome.get(k) == v for k, v in fields.items())),
+            Fraction(0),
+        )
+
+    def by_name(self) -> dict[str, Fraction]:
+        totals: dict[str, Fraction] = {}
+        for outcome, p in self.outcomes:
+            totals[outcome.name] = totals.get(outcome.name, Fraction(0)) + p
+        return totals
+
+    def to_json(self) -> dict:
+        return {
+            "ruleset": self.ruleset,
+            "procedure": self.procedure,
+            "inputs": {k: to_plain(v) for k, v in self.inputs.items()},
+            "outcomes": [
+                {"name": o.name, "fields": {k: to_plain(v) for k, v in o.fields}, "probability": f"{p.numerator}/{p.denominator}", "p": float(p)}
+                for o, p in self.outcomes
+            ],
+            "truncated": f"{self.truncated.numerator}/{self.truncated.denominator}",
+        }
+
+
+def odds(
+    ruleset: Ruleset,
+    procedure: str,
+    inputs: Mapping[str, Any] | None = None,
+    *,
+    choices: Mapping[str, str] | None = None,
+    limits: ExecutionLimits = ExecutionLimits(),
+) -> Distribution:
+    """The exact distribution of ``procedure``'s outcomes over every die face."""
+    compiled = procedure_of(ruleset, procedure)
+    prepared = prepare_inputs(compiled, inputs or {}, choices)
+    executor = Executor(ruleset, dice=None, choices=choices, trace=False, limits=limits)
+    result = executor.run_procedure(compiled, prepared)
+    outcomes = [(outcome, Fraction(weight, result.denom)) for outcome, weight in result.weights.items() if weight]
+    outcomes.sort(key=lambda item: (-item[1], item[0].name, repr(item[0].fields)))
+    return Distribution(ruleset.name, procedure, prepared, tuple(outcomes))

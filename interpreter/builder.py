@@ -1,0 +1,484 @@
+"""Schema-valid YAML -> the ruleset model, with semantic checks on the data.
+
+Runs after JSON Schema validation, so shapes are known to be right; what it
+checks is meaning: table headings that leave gaps or overlap, rows that do
+not cover the die, rows of the wrong length, unknown result codes, bad type
+specs, defaults that do not fit their type, DSL syntax.  Every problem is
+collected with the position of the YAML that caused it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from . import ast
+from .errors import DiagnosticList, RulesetError
+from .inputs import CoercionError, coerce
+from .parser import TextOrigin, parse_expression, parse_procedure
+from .ruleset import MISSING, Choice, Constant, InputSpec, ModifierEntry, ModifierList, Note, Procedure, Ruleset, frozen_mapping
+from .tables import Axis, Heading, Table, coverage_problems, dice_range, parse_numeric_label, parse_rolls, uncovered_totals
+from .values import ANY, BOOL, INT, STR, IntType, ListType, Record, RecordType, StrType, Type
+from .yaml_loader import LoadedYaml
+
+MERGED_SECTIONS = ("constants", "types", "tables", "modifiers", "procedures")
+_CELL_SEPARATOR = re.compile(r"\s*[+/]\s*")
+
+
+@dataclass(frozen=True)
+class Located:
+    """A section entry and the file it came from."""
+
+    doc: LoadedYaml
+    path: tuple
+    data: Any
+
+
+def origin_for(doc: LoadedYaml, path: tuple) -> TextOrigin:
+    """Where the text of the scalar at ``path`` starts, for DSL positions."""
+    mark = doc.mark(path)
+    style = doc.styles.get(path, "plain")
+    if style in ("|", ">"):
+        lines = doc.source.text.splitlines()
+        first_line = mark.line + 1
+        indent = 0
+        for line in lines[first_line - 1:]:
+            if line.strip():
+                indent = len(line) - len(line.lstrip(" "))
+                break
+        return TextOrigin(doc.source, first_line, indent + 1, indent + 1)
+    column = mark.column + (1 if style in ("'", '"') else 0)
+    return TextOrigin(doc.source, mark.line, column, 1)
+
+
+def pos_of(doc: LoadedYaml, path: tuple, *, at_key: bool = False) -> ast.Pos:
+    mark = doc.key_mark(path) if at_key else doc.mark(path)
+    return ast.Pos(doc.source, mark.line, mark.column)
+
+
+class Builder:
+    def __init__(self, documents: list[LoadedYaml], diagnostics: DiagnosticList):
+        self.main = documents[0]
+        self.documents = documents
+        self.diagnostics = diagnostics
+        self.records: dict[str, RecordType] = {}
+
+    def error(self, doc: LoadedYaml, path: tuple, message: str, *, at_key: bool = False) -> None:
+        self.diagnostics.add(doc.diagnostic(path, message, at_key=at_key))
+
+    # ---- whole ruleset -----------------------------------------------------------
+
+    def build(self) -> Ruleset:
+        sections: dict[str, dict[str, Located]] = {name: {} for name in MERGED_SECTIONS}
+        notes: list[Note] = []
+        for doc in self.documents:
+            data = doc.data if isinstance(doc.data, dict) else {}
+            for section in MERGED_SECTIONS:
+                for name, value in (data.get(section) or {}).items():
+                    if name in sections[section]:
+                        first = sections[section][name]
+                        self.error(
+                            doc, (section, name),
+                            f"{section[:-1]} '{name}' is defined twice (first at {first.doc.source.name}:{pos_of(first.doc, first.path, at_key=True).line})",
+                            at_key=True,
+                        )
+                        continue
+                    sections[section][name] = Located(doc, (section, name), value)
+            for note in data.get("notes") or ():
+                notes.append(Note(note["topic"], note["text"], note.get("seed", ""), note.get("variant", "")))
+        self._check_section_names(sections)
+        constants = {name: self._constant(name, item) for name, item in sections["constants"].items()}
+        self._build_records(sections["types"])
+        tables = {}
+        for name, item in sections["tables"].items():
+            table = self._table(name, item)
+            if table is not None:
+                tables[name] = table
+        modifiers = {name: self._modifier_list(name, item) for name, item in sections["modifiers"].items()}
+        procedures = {}
+        for name, item in sections["procedures"].items():
+            procedure = self._procedure(name, item)
+            if procedure is not None:
+                procedures[name] = procedure
+        main = self.main.data
+        return Ruleset(
+            name=main["name"],
+            title=main["title"],
+            source=main["source"],
+            version=main["version"],
+            description=main.get("description", ""),
+            path=self.main.source.name,
+            constants=frozen_mapping(constants),
+            types=frozen_mapping(self.records),
+            tables=frozen_mapping(tables),
+            modifiers=frozen_mapping(modifiers),
+            procedures=frozen_mapping(procedures),
+            notes=tuple(notes),
+        )
+
+    def _check_section_names(self, sections: dict[str, dict[str, Located]]) -> None:
+        """One name, one meaning: a constant may not share a name with a table, say."""
+        seen: dict[str, str] = {}
+        for section in ("constants", "tables", "modifiers", "procedures"):
+            for name, item in sections[section].items():
+                if name in seen:
+                    self.error(item.doc, item.path, f"'{name}' names both a {seen[name]} and a {section[:-1]}; use distinct names", at_key=True)
+                else:
+                    seen[name] = section[:-1]
+
+    # ---- constants and types ------------------------------------------------------
+
+    def _constant(self, name: str, item: Located) -> Constant:
+        value = item.data["value"]
+        if isinstance(value, list):
+            value = tuple(value)
+        return Constant(name, value, item.data["rule"], item.data.get("description", ""), pos_of(item.doc, item.path, at_key=True))
+
+    def _build_records(self, types: dict[str, Located]) -> None:
+        pending = dict(types)
+        for builtin in ("int", "bool", "str", "enum", "list", "rolls", "any"):
+            if builtin in pending:
+                item = pending.pop(builtin)
+                self.error(item.doc, item.path, f"'{builtin}' is a built-in type; name the record differently", at_key=True)
+        # Records may use records declared anywhere in the file: build in rounds.
+        while pending:
+            progressed = False
+            for name, item in list(pending.items()):
+                fields = item.data["fields"]
+                needed = {self._referenced_record(spec) for spec in fields.values()} - {None}
+                if needed - set(self.records) - set(pending):
+                    progressed = True  # unknown names: build now and report them
+                elif needed - set(self.records):
+                    continue
+                self.records[name] = self._record(name, item)
+                del pending[name]
+                progressed = True
+            if not progressed:
+                for name, item in pending.items():
+                    self.error(item.doc, item.path, f"record type '{name}' contains itself (directly or through another record)", at_key=True)
+                break
+
+    @staticmethod
+    def _referenced_record(spec: dict) -> str | None:
+        kind = spec.get("type")
+        if kind == "list":
+            element = spec.get("of")
+            return element if isinstance(element, str) and element not in ("int", "bool", "str") else (
+                Builder._referenced_record(element) if isinstance(element, dict) else None
+            )
+        if kind in ("int", "bool", "str", "enum"):
+            return None
+        return kind
+
+    def _record(self, name: str, item: Located) -> RecordType:
+        fields, defaults, descriptions = [], [], []
+        for field_name, spec in item.data["fields"].items():
+            path = item.path + ("fields", field_name)
+            field_type = self.type_from_spec(spec, item.doc, path)
+            fields.append((field_name, field_type))
+            if "default" in spec:
+                default = self._coerce_at(spec["default"], field_type, item.doc, path + ("default",), f"default of {field_name}")
+                defaults.append((field_name, default))
+            descriptions.append((field_name, spec.get("description", "")))
+        return RecordType(name, tuple(fields), tuple(defaults), tuple(descriptions))
+
+    def type_from_spec(self, spec: Any, doc: LoadedYaml, path: tuple) -> Type:
+        if isinstance(spec, str):
+            spec = {"type": spec}
+        kind = spec["type"]
+        if kind == "int":
+            low, high = spec.get("min"), spec.get("max")
+            if low is not None and high is not None and low > high:
+                self.error(doc, path + ("max",), f"max {high} is below min {low}")
+            return IntType(low, high)
+        if kind == "bool":
+            return BOOL
+        if kind == "str":
+            return STR
+        if kind == "enum":
+            values = spec["values"]
+            duplicates = sorted({v for v in values if values.count(v) > 1})
+            if duplicates:
+                self.error(doc, path + ("values",), f"enum value '{duplicates[0]}' is listed twice")
+            return StrType(tuple(values))
+        if kind == "list":
+            return ListType(self.type_from_spec(spec["of"], doc, path + ("of",)), spec.get("max_items"))
+        if kind in self.records:
+            return self.records[kind]
+        known = ", ".join(["int", "bool", "str", "enum", "list"] + sorted(self.records))
+        self.error(doc, path + ("type",) if isinstance(doc.data, dict) else path, f"unknown type '{kind}' (types: {known})")
+        return ANY
+
+    def _coerce_at(self, value: Any, expected: Type, doc: LoadedYaml, path: tuple, what: str) -> Any:
+        try:
+            return coerce(value, expected, what)
+        except CoercionError as error:
+            self.error(doc, path + error.path, error.message)
+            return MISSING
+
+    # ---- tables -----------------------------------------------------------------------
+
+    def _heading(self, entry: Any, doc: LoadedYaml, path: tuple) -> Heading:
+        if isinstance(entry, dict):
+            label = str(entry["label"])
+            if "range" in entry:
+                bounds = parse_numeric_label(str(entry["range"]))
+                if bounds is None:
+                    self.error(doc, path + ("range",), f"range {entry['range']!r} is not a number or range such as \"81+\" or \"3-4\"")
+                    return Heading(label, members=frozenset({label.casefold()}))
+                return Heading(label, bounds[0], bounds[1], numeric=True)
+            members = frozenset({label.casefold()} | {m.casefold() for m in entry.get("match", ())})
+            if "match" in entry or entry.get("otherwise"):
+                return Heading(label, members=members, otherwise=bool(entry.get("otherwise")))
+            entry = label
+        label = str(entry)
+        bounds = parse_numeric_label(label)
+        if bounds is not None:
+            return Heading(label, bounds[0], bounds[1], numeric=True)
+        return Heading(label, members=frozenset({label.casefold()}))
+
+    def _axis(self, spec: dict, labels: list[tuple[Any, tuple]], edge: str, doc: LoadedYaml) -> Axis:
+        headings = tuple(self._heading(label, doc, path) for label, path in labels)
+        axis = Axis(spec["name"], headings, edge, spec.get("dice"))
+        return axis
+
+    def _check_axis(self, axis: Axis, label_paths: list[tuple], doc: LoadedYaml, axis_path: tuple, what: str, at_key: bool) -> None:
+        numeric_paths = [p for h, p in zip(axis.headings, label_paths) if h.numeric]
+        numeric = [h for h in axis.headings if h.numeric]
+        for index, (before, after) in enumerate(zip(numeric, numeric[1:])):
+            problems = coverage_problems(Axis(axis.name, (before, after), axis.edge))
+            for problem in problems:
+                self.error(doc, numeric_paths[index + 1], f"{what}: {problem}", at_key=at_key)
+        for heading, path in zip(numeric, numeric_paths):
+            if heading.low is not None and heading.high is not None and heading.low > heading.high:
+                self.error(doc, path, f"{what}: heading {heading.label!r} runs backwards", at_key=at_key)
+        seen: dict[str, str] = {}
+        for heading, path in zip(axis.headings, label_paths):
+            if heading.numeric:
+                continue
+            for member in heading.members:
+                if member in seen:
+                    self.error(doc, path, f"{what}: category '{member}' is under both {seen[member]!r} and {heading.label!r}", at_key=at_key)
+                seen[member] = heading.label
+        otherwise = [h for h in axis.headings if h.otherwise]
+        if len(otherwise) > 1:
+            self.error(doc, axis_path, f"{what}: only one heading may say otherwise: true")
+        if axis.dice is not None:
+            count, _ = dice_range(axis.dice)
+            if count < 1:
+                self.error(doc, axis_path + ("dice",), f"{what}: {axis.dice} rolls no dice")
+            else:
+                missing = uncovered_totals(axis)
+                if missing:
+                    low, high = dice_range(axis.dice)
+                    shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
+                    self.error(doc, axis_path + ("dice",), f"{what} do not cover the die: {axis.dice} rolls {low}-{high}, but no row holds {shown}")
+
+    def _table(self, name: str, item: Located) -> Table | None:
+        doc, path, data = item.doc, item.path, item.data
+        cells: dict = data["cells"]
+        row_extras = data["rows"].get("headings", {})
+        for extra in row_extras:
+            if extra not in cells:
+                self.error(doc, path + ("rows", "headings", extra), f"heading '{extra}' is not a row of the table (rows: {', '.join(cells)})", at_key=True)
+        row_labels = []
+        for label in cells:
+            extra = row_extras.get(label)
+            if isinstance(extra, dict):
+                row_labels.append(({**extra, "label": label}, path + ("cells", label)))
+            else:
+                row_labels.append((label, path + ("cells", label)))
+        edges = data["edges"]
+        rows = self._axis(data["rows"], row_labels, edges["rows"], doc)
+        self._check_axis(rows, [p for _, p in row_labels], doc, path + ("rows",), "rows", at_key=True)
+        columns = None
+        if "columns" in data:
+            spec = data["columns"]
+            if "entries" not in spec:
+                self.error(doc, path + ("columns",), "columns need entries: the column headings in order")
+                return None
+            if "columns" not in edges:
+                self.error(doc, path + ("edges",), "edges.columns is required: say what a lookup does past the last column (clamp or error)")
+            column_labels = [(entry, path + ("columns", "entries", i)) for i, entry in enumerate(spec["entries"])]
+            columns = self._axis(spec, column_labels, edges.get("columns", "error"), doc)
+            self._check_axis(columns, [p for _, p in column_labels], doc, path + ("columns",), "columns", at_key=False)
+            if "dice" in spec:
+                self.error(doc, path + ("columns", "dice"), "only rows may be keyed by a die roll")
+        elif "columns" in edges:
+            self.error(doc, path + ("edges", "columns"), "the table has no columns")
+        results = data.get("results")
+        result_fields = self._result_fields(results, doc, path + ("results",)) if results else None
+        width = len(columns.headings) if columns else 1
+        table_cells, printed = [], []
+        for label, row in cells.items():
+            row_path = path + ("cells", label)
+            if columns is None:
+                if isinstance(row, list):
+                    self.error(doc, row_path, f"table '{name}' has no columns, so each row holds one cell, not a list")
+                    row = row[:1]
+                else:
+                    row = [row]
+            elif not isinstance(row, list):
+                row = [row]
+            if len(row) != width:
+                self.error(doc, row_path, f"row '{label}' has {len(row)} cell{'s' if len(row) != 1 else ''}, but the table has {width} column{'s' if width != 1 else ''}")
+            row = (list(row) + [None] * width)[:width]
+            values, texts = [], []
+            for index, raw in enumerate(row):
+                cell_path = row_path + ((index,) if columns is not None else ())
+                values.append(self._cell(raw, results, result_fields, name, doc, cell_path) if raw is not None else None)
+                texts.append("" if raw is None else str(raw))
+            table_cells.append(tuple(values))
+            printed.append(tuple(texts))
+        return Table(
+            name=name,
+            title=data["title"],
+            rule=data["rule"],
+            rows=rows,
+            columns=columns,
+            cells=tuple(table_cells),
+            printed=tuple(printed),
+            example=bool(data.get("example", False)),
+            description=data.get("description", ""),
+            result_fields=tuple(result_fields.items()) if result_fields is not None else None,
+        )
+
+    def _result_fields(self, results: dict, doc: LoadedYaml, path: tuple) -> dict[str, Type]:
+        types: dict[str, Type] = {}
+        for field_name, spec in results["fields"].items():
+            kind = spec["type"]
+            if field_name == "code":
+                self.error(doc, path + ("fields", "code"), "'code' is reserved: every cell record has it, holding the cell as printed", at_key=True)
+            if kind == "enum":
+                if "values" not in spec:
+                    self.error(doc, path + ("fields", field_name), "an enum field needs values")
+                types[field_name] = StrType(tuple(spec.get("values", ())))
+            else:
+                types[field_name] = {"int": INT, "bool": BOOL, "str": STR, "rolls": ListType(INT)}[kind]
+            if "default" in spec:
+                self._coerce_at(spec["default"], types[field_name], doc, path + ("fields", field_name, "default"), f"default of {field_name}")
+        for key, wanted in (("number", INT), ("rolls", ListType(INT))):
+            if key in results:
+                target = results[key]
+                if target not in types:
+                    self.error(doc, path + (key,), f"'{target}' is not one of the result fields ({', '.join(types)})")
+                elif types[target] != wanted:
+                    self.error(doc, path + (key,), f"field '{target}' must be of type {'int' if key == 'number' else 'rolls'}")
+        for code, spec in (results.get("codes") or {}).items():
+            for field_name, value in (spec.get("set") or {}).items():
+                if field_name not in types:
+                    self.error(doc, path + ("codes", code, "set", field_name), f"code '{code}' sets unknown field '{field_name}' (fields: {', '.join(types)})", at_key=True)
+                else:
+                    self._coerce_at(value, types[field_name], doc, path + ("codes", code, "set", field_name), f"{code}.{field_name}")
+        return types
+
+    def _cell(self, raw: Any, results: dict | None, fields: dict[str, Type] | None, table: str, doc: LoadedYaml, path: tuple) -> Any:
+        if results is None or fields is None:
+            return raw
+        values: dict[str, Any] = {}
+        for field_name, field_type in fields.items():
+            spec = results["fields"][field_name]
+            if "default" in spec:
+                values[field_name] = tuple(spec["default"]) if isinstance(spec["default"], list) else spec["default"]
+            elif isinstance(field_type, StrType) and field_type.values:
+                values[field_name] = field_type.values[0]
+            else:
+                values[field_name] = {"int": 0, "bool": False, "str": "", "list": ()}.get(_kind_name(field_type))
+        codes = results.get("codes") or {}
+        text = str(raw).strip()
+        tokens = [text] if text in codes else [t for t in _CELL_SEPARATOR.split(text)]
+        for token in tokens:
+            code = next((c for c in (token, "+" + token, "/" + token) if c in codes), None)
+            if code is not None:
+                for field_name, value in (codes[code].get("set") or {}).items():
+                    values[field_name] = tuple(value) if isinstance(value, list) else value
+                continue
+            if "number" in results and re.fullmatch(r"-?\d+", token):
+                values[results["number"]] = int(token)
+                continue
+            rolls = parse_rolls(token) if "rolls" in results else None
+            if rolls is not None:
+                values[results["rolls"]] = rolls
+                continue
+            declared = ", ".join(codes) or "none"
+            self.error(doc, path, f"cell {text!r} of table '{table}': '{token}' is not a declared result code (codes: {declared})"
+                       + (", a number" if "number" in results else "") + (", or die faces such as 2,3,4" if "rolls" in results else ""))
+            break
+        return _record_for_cell(table, text, values)
+
+    # ---- modifiers ------------------------------------------------------------------
+
+    def _modifier_list(self, name: str, item: Located) -> ModifierList:
+        entries = []
+        for entry_name, entry in item.data["entries"].items():
+            path = item.path + ("entries", entry_name)
+            condition = self._expression(item.doc, path + ("when",))
+            entries.append(
+                ModifierEntry(entry_name, entry["label"], entry["value"], condition, entry["rule"], pos_of(item.doc, path, at_key=True))
+            )
+        return ModifierList(
+            name, item.data["kind"], item.data.get("title", name), item.data["rule"], tuple(entries), pos_of(item.doc, item.path, at_key=True)
+        )
+
+    def _expression(self, doc: LoadedYaml, path: tuple) -> ast.Expr:
+        text = _get(doc.data, path)
+        origin = origin_for(doc, path)
+        try:
+            return parse_expression(text, origin)
+        except RulesetError as error:
+            self.diagnostics.extend(error.diagnostics)
+            return ast.BoolLit(origin.pos(1, 1), False)
+
+    # ---- procedures -----------------------------------------------------------------
+
+    def _procedure(self, name: str, item: Located) -> Procedure | None:
+        doc, path, data = item.doc, item.path, item.data
+        inputs = []
+        for input_name, spec in (data.get("inputs") or {}).items():
+            input_path = path + ("inputs", input_name)
+            input_type = self.type_from_spec(spec, doc, input_path)
+            default = MISSING
+            if "default" in spec:
+                default = self._coerce_at(spec["default"], input_type, doc, input_path + ("default",), f"default of {input_name}")
+            inputs.append(InputSpec(input_name, input_type, default, spec.get("description", ""), pos_of(doc, input_path, at_key=True)))
+        choices = []
+        for choice_name, spec in (data.get("choices") or {}).items():
+            choice_path = path + ("choices", choice_name)
+            if spec["default"] not in spec["options"]:
+                self.error(doc, choice_path + ("default",), f"default '{spec['default']}' is not one of the options ({', '.join(spec['options'])})")
+            choices.append(
+                Choice(choice_name, tuple(spec["options"]), spec["default"], spec.get("description", ""), spec.get("rule", ""), pos_of(doc, choice_path, at_key=True))
+            )
+        body_path = path + ("body",)
+        if doc.styles.get(body_path) == ">":
+            self.error(doc, body_path, "write the body as a literal block (body: |), not a folded one (>): line breaks matter for positions")
+            return None
+        try:
+            body = parse_procedure(data["body"], origin_for(doc, body_path))
+        except RulesetError as error:
+            self.diagnostics.extend(error.diagnostics)
+            return None
+        return Procedure(
+            name, data["title"], data["rule"], data.get("description", ""), tuple(inputs), tuple(choices), body, pos_of(doc, path, at_key=True)
+        )
+
+
+def _kind_name(t: Type) -> str:
+    if isinstance(t, ListType):
+        return "list"
+    if isinstance(t, IntType):
+        return "int"
+    if t == BOOL:
+        return "bool"
+    return "str"
+
+
+def _record_for_cell(table: str, text: str, values: dict[str, Any]) -> Record:
+    return Record(f"cell of {table}", (("code", text),) + tuple(values.items()))
+
+
+def _get(data: Any, path: tuple) -> Any:
+    for part in path:
+        data = data[part]
+    return data

@@ -1,0 +1,396 @@
+"""The ``wartable`` command.
+
+Exit codes: 0 ok; 1 invalid ruleset, failed check or rule violation; 2 usage
+error (bad option, bad --set/--dice/--situation value).  User errors print
+``file:line:column: message`` with the line and a caret; a bad command-line
+value is positioned on the command line itself.  Internal bugs keep their
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+from .errors import RulesetError, RuleViolation, Source, UsageError, WartableError
+
+COMMAND_LINE = "<command line>"
+
+
+class CommandLine:
+    """The command as one line, to point a caret at a bad argument."""
+
+    def __init__(self, argv: Sequence[str]):
+        self.argv = list(argv)
+        parts, self.starts = ["wartable"], []
+        column = len("wartable") + 2
+        for arg in self.argv:
+            quoted = shlex.quote(arg)
+            self.starts.append(column + (1 if quoted != arg else 0))
+            parts.append(quoted)
+            column += len(quoted) + 1
+        self.source = Source(COMMAND_LINE, " ".join(parts))
+
+    def error(self, index: int | None, message: str, offset: int = 0) -> UsageError:
+        column = self.starts[index] + offset if index is not None and index < len(self.starts) else 1
+        return UsageError(self.source.diagnostic(1, column, message))
+
+    def find(self, value: str, after_flag: str | None = None) -> int | None:
+        """Index of an argument (the last occurrence of ``value``, optionally right after a flag)."""
+        for index in range(len(self.argv) - 1, -1, -1):
+            arg = self.argv[index]
+            if after_flag is not None:
+                if arg == f"{after_flag}={value}":
+                    return index
+                if arg == value and index > 0 and self.argv[index - 1] == after_flag:
+                    return index
+            elif arg == value:
+                return index
+        return None
+
+    def offset_in(self, index: int, value: str) -> int:
+        """Offset of ``value`` inside argument ``index`` (for --flag=value forms)."""
+        arg = self.argv[index]
+        return arg.find(value) if value in arg else 0
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so errors get positions."""
+
+    def __init__(self, *args, command_line: CommandLine | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.command_line = command_line
+
+    def error(self, message: str):
+        command_line = self.command_line
+        index = None
+        if command_line is not None:
+            for index_candidate, arg in enumerate(command_line.argv):
+                if arg and (f"'{arg}'" in message or f": {arg}" in message or message.endswith(arg)):
+                    index = index_candidate
+                    break
+            raise command_line.error(index, f"{message} (see wartable {self.prog.split()[-1] if ' ' in self.prog else ''} --help)".replace("  ", " "))
+        raise UsageError(Source(COMMAND_LINE, "").diagnostic(1, 1, message))
+
+
+def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="wartable",
+        description="Wargame rules as data: check rulesets, show tables, resolve procedures, compute exact odds.",
+        command_line=command_line,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=lambda **kw: _Parser(command_line=command_line, **kw))
+    sub.required = True
+
+    check = sub.add_parser("check", help="validate rulesets (every bundled one when none is named)")
+    check.add_argument("rulesets", nargs="*", metavar="RULESET", help="a path or a bundled name")
+
+    listing = sub.add_parser("list", help="tables, modifier lists, constants and procedures with their inputs")
+    listing.add_argument("ruleset", metavar="RULESET")
+
+    show = sub.add_parser("show", help="a table as printed (or a modifier list, or a procedure's text)")
+    show.add_argument("ruleset", metavar="RULESET")
+    show.add_argument("name", metavar="TABLE")
+
+    for name, help_text in (("run", "resolve a procedure once, explaining every step"), ("odds", "exact probabilities of a procedure's outcomes")):
+        command = sub.add_parser(name, help=help_text)
+        command.add_argument("ruleset", metavar="RULESET")
+        command.add_argument("procedure", metavar="PROCEDURE")
+        command.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="assignments", help="an input value")
+        command.add_argument("--situation", metavar="FILE.yaml", help="input values from a YAML file (--set wins)")
+        command.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", dest="chosen", help="fix a player's choice")
+        command.add_argument("--json", action="store_true", help="print one JSON object")
+        if name == "run":
+            dice = command.add_mutually_exclusive_group()
+            dice.add_argument("--seed", metavar="N", help="seed for random dice (replays a resolution)")
+            dice.add_argument("--dice", metavar="4,2,6", help="scripted die faces, in order")
+            command.add_argument("--trace", action="store_true", help="every step with its rule and source line")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    command_line = CommandLine(argv)
+    try:
+        parser = build_parser(command_line)
+        if not argv or argv[0] in ("-h", "--help") or "--help" in argv or "-h" in argv:
+            try:
+                parser.parse_args(argv or ["--help"])
+            except SystemExit as exit_:
+                return int(exit_.code or 0)
+        args = parser.parse_args(argv)
+        handler = {"check": _check, "list": _list, "show": _show, "run": _run, "odds": _odds}[args.command]
+        return handler(args, command_line, stdout, stderr)
+    except UsageError as error:
+        print(error.format(), file=stderr)
+        return 2
+    except WartableError as error:
+        print(error.format(), file=stderr)
+        return 1
+
+
+# ---- commands -------------------------------------------------------------------------
+
+
+def _load(name: str, command_line: CommandLine):
+    from .loader import load_ruleset
+
+    try:
+        return load_ruleset(name)
+    except UsageError as error:
+        index = command_line.find(name)
+        raise command_line.error(index, error.diagnostics[0].message) from None
+
+
+def _check(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .loader import load_ruleset
+    from .resources import bundled_names
+
+    names = args.rulesets or bundled_names()
+    failed = 0
+    for name in names:
+        try:
+            ruleset = load_ruleset(name)
+        except UsageError as error:
+            raise command_line.error(command_line.find(name), error.diagnostics[0].message) from None
+        except RulesetError as error:
+            failed += 1
+            print(error.format(), file=stderr)
+            print(f"FAIL {name}: {len(error.diagnostics)} error{'s' if len(error.diagnostics) != 1 else ''}", file=stderr)
+            continue
+        print(
+            f"ok   {ruleset.name}: {len(ruleset.tables)} tables, {len(ruleset.modifiers)} modifier lists, "
+            f"{len(ruleset.procedures)} procedures ({ruleset.path})",
+            file=stdout,
+        )
+    return 1 if failed else 0
+
+
+def _list(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .render import render_listing
+
+    print(render_listing(_load(args.ruleset, command_line)), file=stdout)
+    return 0
+
+
+def _show(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .render import render_modifiers, render_table
+
+    ruleset = _load(args.ruleset, command_line)
+    if args.name in ruleset.tables:
+        print(render_table(ruleset.tables[args.name]), file=stdout)
+    elif args.name in ruleset.modifiers:
+        print(render_modifiers(ruleset.modifiers[args.name]), file=stdout)
+    elif args.name in ruleset.procedures:
+        procedure = ruleset.procedures[args.name]
+        print(f"{procedure.title}\nrule: {procedure.rule}\n", file=stdout)
+        lines = procedure.body.pos.source.text.splitlines()
+        statements = procedure.body.statements
+        first = procedure.body.pos.line
+        last = max((s.pos.line for s in statements), default=first)
+        # the text of the body: from its first line to the end of the literal block
+        end = last
+        while end < len(lines) and lines[end].strip() and _indent(lines[end]) >= _indent(lines[first - 1]):
+            end += 1
+        print("\n".join(lines[first - 1:end]), file=stdout)
+    else:
+        names = sorted(ruleset.tables) + sorted(ruleset.modifiers) + sorted(ruleset.procedures)
+        raise command_line.error(command_line.find(args.name), f"ruleset '{ruleset.name}' has no table, modifier list or procedure '{args.name}' (it has: {', '.join(names)})")
+    return 0
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .api import resolve
+    from .dice import DiceScriptError
+    from .render import render_resolution
+
+    ruleset = _load(args.ruleset, command_line)
+    procedure = _procedure(ruleset, args.procedure, command_line)
+    inputs = _gather_inputs(procedure, args, command_line)
+    choices = _gather_choices(procedure, args, command_line)
+    seed = _parse_seed(args.seed, command_line) if args.seed is not None else None
+    dice = _parse_dice(args.dice, command_line) if args.dice is not None else None
+    try:
+        resolution = resolve(ruleset, args.procedure, inputs, seed=seed, dice=dice, choices=choices)
+    except DiceScriptError as error:
+        index = command_line.find(args.dice, "--dice")
+        offset = _dice_offset(args.dice, error.index) if error.index is not None else 0
+        if index is not None:
+            offset += command_line.offset_in(index, args.dice)
+        raise command_line.error(index, error.message, offset) from None
+    if args.json:
+        print(json.dumps(resolution.to_json(), indent=2), file=stdout)
+    else:
+        print(render_resolution(resolution, full_trace=args.trace), file=stdout)
+    if resolution.unused_dice:
+        print(f"note: {resolution.unused_dice} scripted dice were not used", file=stderr)
+    return 0
+
+
+def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .api import odds
+    from .render import render_distribution
+
+    ruleset = _load(args.ruleset, command_line)
+    procedure = _procedure(ruleset, args.procedure, command_line)
+    inputs = _gather_inputs(procedure, args, command_line)
+    choices = _gather_choices(procedure, args, command_line)
+    distribution = odds(ruleset, args.procedure, inputs, choices=choices)
+    if args.json:
+        print(json.dumps(distribution.to_json(), indent=2), file=stdout)
+    else:
+        print(render_distribution(distribution), file=stdout)
+    return 0
+
+
+# ---- argument values -----------------------------------------------------------------------
+
+
+def _procedure(ruleset, name: str, command_line: CommandLine):
+    compiled = ruleset.compiled.get(name)
+    if compiled is None:
+        names = ", ".join(sorted(ruleset.compiled)) or "none"
+        raise command_line.error(command_line.find(name), f"ruleset '{ruleset.name}' has no procedure '{name}' (procedures: {names})")
+    return compiled
+
+
+def _split_assignment(text: str, flag: str, command_line: CommandLine) -> tuple[str, str, int | None]:
+    index = command_line.find(text, flag)
+    if "=" not in text:
+        raise command_line.error(index, f"{flag} takes NAME=VALUE, not {text!r}")
+    name, value = text.split("=", 1)
+    return name.strip(), value, index
+
+
+def _gather_inputs(procedure, args, command_line: CommandLine) -> dict[str, Any]:
+    from .inputs import CoercionError, coerce, parse_command_line_value
+    from .values import BoolType, IntType, StrType
+
+    inputs: dict[str, Any] = {}
+    if args.situation:
+        inputs.update(_situation(procedure, args.situation, command_line))
+    for text in args.assignments:
+        name, value, index = _split_assignment(text, "--set", command_line)
+        spec = procedure.input(name)
+        if spec is None:
+            known = ", ".join(s.name for s in procedure.inputs) or "none"
+            raise command_line.error(index, f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})", _offset(command_line, index, name))
+        value_offset = _offset(command_line, index, text) + len(name) + 1
+        try:
+            if isinstance(spec.type, (BoolType, IntType, StrType)):
+                parsed = parse_command_line_value(value, spec.type)
+            else:
+                parsed = _yaml_value(value, command_line, index, value_offset)
+            inputs[name] = coerce(parsed, spec.type, f"input '{name}'")
+        except CoercionError as error:
+            raise command_line.error(index, f"--set {name}: {error.message}", value_offset) from None
+    missing = [spec for spec in procedure.inputs if spec.required and spec.name not in inputs]
+    if missing:
+        spec = missing[0]
+        raise command_line.error(
+            command_line.find(args.procedure),
+            f"input '{spec.name}' is required ({spec.type.describe()}): give --set {spec.name}=... or --situation FILE.yaml",
+        )
+    return inputs
+
+
+def _offset(command_line: CommandLine, index: int | None, text: str) -> int:
+    return command_line.offset_in(index, text) if index is not None else 0
+
+
+def _yaml_value(text: str, command_line: CommandLine, index: int | None, offset: int) -> Any:
+    from .yaml_loader import load_yaml
+
+    try:
+        return load_yaml(Source(COMMAND_LINE, text)).data
+    except RulesetError as error:
+        first = error.diagnostics[0]
+        raise command_line.error(index, first.message, offset + first.column - 1) from None
+
+
+def _gather_choices(procedure, args, command_line: CommandLine) -> dict[str, str]:
+    choices = {}
+    for text in args.chosen:
+        name, value, index = _split_assignment(text, "--choose", command_line)
+        choice = procedure.choice(name)
+        if choice is None:
+            known = ", ".join(c.name for c in procedure.choices) or "none"
+            raise command_line.error(index, f"procedure '{procedure.name}' has no choice '{name}' (choices: {known})", _offset(command_line, index, name))
+        if value not in choice.options:
+            raise command_line.error(
+                index, f"choice '{name}' must be one of {', '.join(choice.options)}, not {value!r}", _offset(command_line, index, text) + len(name) + 1
+            )
+        choices[name] = value
+    return choices
+
+
+def _situation(procedure, path_text: str, command_line: CommandLine) -> dict[str, Any]:
+    from .inputs import CoercionError, coerce
+    from .loader import read_source
+    from .yaml_loader import load_yaml
+
+    path = Path(path_text)
+    if not path.is_file():
+        raise command_line.error(command_line.find(path_text, "--situation"), f"no such file: {path_text}")
+    loaded = load_yaml(read_source(path))
+    if not isinstance(loaded.data, dict):
+        raise UsageError(loaded.diagnostic((), "a situation file is a mapping of input names to values"))
+    inputs, problems = {}, []
+    choice_names = {c.name for c in procedure.choices}
+    for name, value in loaded.data.items():
+        spec = procedure.input(name)
+        if spec is None:
+            if name in choice_names:
+                problems.append(loaded.diagnostic((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", at_key=True))
+                continue
+            known = ", ".join(s.name for s in procedure.inputs) or "none"
+            problems.append(loaded.diagnostic((name,), f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})", at_key=True))
+            continue
+        try:
+            inputs[name] = coerce(value, spec.type, f"input '{name}'")
+        except CoercionError as error:
+            problems.append(loaded.diagnostic((name,) + error.path, error.message, at_key=bool(error.path) and isinstance(error.path[-1], str) and "no field" in error.message))
+    if problems:
+        raise UsageError(problems)
+    return inputs
+
+
+def _parse_seed(text: str, command_line: CommandLine) -> int:
+    index = command_line.find(text, "--seed")
+    stripped = text.strip()
+    if not stripped.isdigit() or not stripped.isascii():
+        raise command_line.error(index, f"--seed takes a whole number, not {text!r}", _offset(command_line, index, text))
+    return int(stripped)
+
+
+def _parse_dice(text: str, command_line: CommandLine) -> tuple[int, ...]:
+    index = command_line.find(text, "--dice")
+    base = _offset(command_line, index, text)
+    faces = []
+    position = 0
+    for part in text.split(","):
+        stripped = part.strip()
+        if not stripped.isdigit() or not stripped.isascii():
+            raise command_line.error(index, f"--dice takes die faces separated by commas, such as 4,2,6; {part!r} is not a face", base + position)
+        faces.append(int(stripped))
+        position += len(part) + 1
+    return tuple(faces)
+
+
+def _dice_offset(text: str, die_index: int) -> int:
+    parts = text.split(",")
+    return sum(len(p) + 1 for p in parts[:die_index])
+
+
+def console_main() -> None:  # pragma: no cover - the console-script entry point
+    sys.exit(main())

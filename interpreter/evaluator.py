@@ -1,0 +1,574 @@
+"""Evaluation of compiled procedures: one play, or every die face at once.
+
+One executor serves both ``run`` and ``odds``.  It carries a *distribution*
+of states through each statement: a state is the tuple of variable slots, a
+weight is an integer over a common denominator.  A die roll splits every
+state into one per face; ``if`` partitions states; states that become equal
+merge, so the cost grows with the number of distinct states, not with the
+number of dice paths (see shared/notes/performance.md).
+
+In ``run`` mode a dice source picks a single face, so the distribution holds
+one state of weight 1 and the same code resolves one play, recording a trace
+of every roll, table cell, modifier, shift, clamp and outcome.
+
+Termination: loops run over finite lists, calls form no cycle (checked at
+load), and a step budget backs both up.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import ast, ir
+from .dice import DiceScriptError
+from .errors import RuleViolation, RulesetError, UsageError, WartableError
+from .inputs import CoercionError, coerce
+from .ruleset import Ruleset
+from .tables import OffTable, lookup
+from .values import OutcomeValue, Record, StrType, show
+
+
+@dataclass(frozen=True)
+class ExecutionLimits:
+    """Backstops against runaway procedures; not game numbers."""
+
+    max_steps: int = 20_000_000
+    max_dice_per_roll: int = 1_000
+    max_faces: int = 1_000
+    max_range: int = 100_000
+    max_call_depth: int = 64
+
+
+class LimitExceeded(WartableError):
+    """A procedure ran past a step, dice or size limit."""
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One step of an explanation."""
+
+    kind: str  # roll, lookup, shift, clamp, modifier, set, note, call, outcome
+    message: str
+    rule: str | None = None
+    depth: int = 0
+    where: str = ""
+    data: tuple[tuple[str, Any], ...] = ()
+
+
+class Dist:
+    """States (or outcomes) with integer weights over a common denominator."""
+
+    __slots__ = ("weights", "denom")
+
+    def __init__(self, weights: dict | None = None, denom: int = 1):
+        self.weights: dict = weights if weights is not None else {}
+        self.denom = denom
+
+    def absorb(self, other: "Dist") -> None:
+        """Add ``other``'s mass to this one (rescaling to a common denominator)."""
+        if not other.weights:
+            return
+        if not self.weights:
+            self.weights, self.denom = dict(other.weights), other.denom
+            return
+        if other.denom != self.denom:
+            common = math.lcm(self.denom, other.denom)
+            if common != self.denom:
+                scale = common // self.denom
+                self.weights = {k: w * scale for k, w in self.weights.items()}
+            scale = common // other.denom
+            weights = self.weights
+            for key, w in other.weights.items():
+                weights[key] = weights.get(key, 0) + w * scale
+            self.denom = common
+            return
+        weights = self.weights
+        for key, w in other.weights.items():
+            weights[key] = weights.get(key, 0) + w
+
+
+@dataclass
+class _Flow:
+    normal: Dist
+    broken: Dist = field(default_factory=Dist)
+    finished: Dist = field(default_factory=Dist)
+
+
+@dataclass
+class _Frame:
+    """What a procedure body sees besides its variables."""
+
+    procedure: ir.CompiledProcedure
+    inputs: dict[str, Any]
+    depth: int
+
+
+class Executor:
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        *,
+        dice=None,
+        choices: dict[str, str] | None = None,
+        trace: bool = False,
+        limits: ExecutionLimits = ExecutionLimits(),
+    ):
+        self.ruleset = ruleset
+        self.dice = dice  # None: exact, every face
+        self.exact = dice is None
+        self.choices = dict(choices or {})
+        self.trace: list[TraceEvent] | None = [] if trace else None
+        self.limits = limits
+        self.steps = 0
+        self._dice_memo: dict[tuple[int, int], dict[int, int]] = {}
+        self._call_memo: dict[tuple, Dist] = {}
+        self._eval: dict[type, Callable] = {
+            ast.IntLit: lambda e, env, f: e.value,
+            ast.StrLit: lambda e, env, f: e.value,
+            ast.BoolLit: lambda e, env, f: e.value,
+            ir.Literal: lambda e, env, f: e.value,
+            ir.Local: lambda e, env, f: env[e.slot],
+            ir.InputRef: lambda e, env, f: f.inputs[e.name],
+            ast.ListLit: lambda e, env, f: tuple(self.eval(i, env, f) for i in e.items),
+            ast.Attribute: self._attribute,
+            ast.Index: self._index,
+            ast.Negate: lambda e, env, f: -self.eval(e.operand, env, f),
+            ast.Not: lambda e, env, f: not self.eval(e.operand, env, f),
+            ast.Binary: self._binary,
+            ast.Compare: self._compare,
+            ast.Logical: self._logical,
+            ast.Conditional: lambda e, env, f: self.eval(e.then if self.eval(e.condition, env, f) else e.otherwise, env, f),
+            ast.RangeExpr: self._range,
+            ast.Call: self._call,
+            ir.AggregateIR: self._aggregate,
+            ir.LookupIR: self._lookup,
+            ir.ModifierSumIR: self._modifier_sum,
+        }
+
+    # ---- tracing -------------------------------------------------------------------
+
+    def note(self, frame: _Frame, kind: str, message: str, pos: ast.Pos | None = None, rule: str | None = None, **data) -> None:
+        if self.trace is not None:
+            where = f"{pos.source.name}:{pos.line}" if pos is not None else ""
+            self.trace.append(TraceEvent(kind, message, rule, frame.depth, where, tuple(data.items())))
+
+    # ---- procedures ----------------------------------------------------------------
+
+    def run_procedure(self, procedure: ir.CompiledProcedure, inputs: dict[str, Any], depth: int = 0) -> Dist:
+        """The distribution of outcomes (one outcome of full weight when dice are sampled)."""
+        if depth > self.limits.max_call_depth:
+            raise LimitExceeded(procedure.body.statements[0].pos.diagnostic(f"procedures nest deeper than {self.limits.max_call_depth} calls"))
+        frame = _Frame(procedure, inputs, depth)
+        start = Dist({(None,) * procedure.slot_count: 1}, 1)
+        flow = self.exec_block(procedure.body, start, frame)
+        if flow.normal.weights:  # the checker makes every path end in an outcome
+            raise AssertionError(f"procedure {procedure.name} fell off its end")
+        return flow.finished
+
+    def exec_block(self, block: ir.Block, dist: Dist, frame: _Frame) -> _Flow:
+        flow = _Flow(Dist())
+        current = dist
+        for statement in block.statements:
+            if not current.weights:
+                break
+            self.steps += len(current.weights)
+            if self.steps > self.limits.max_steps:
+                raise LimitExceeded(statement.pos.diagnostic(f"procedure ran past the step limit ({self.limits.max_steps} steps)"))
+            result = self.exec_statement(statement, current, frame)
+            if isinstance(result, _Flow):
+                flow.finished.absorb(result.finished)
+                flow.broken.absorb(result.broken)
+                current = result.normal
+            else:
+                current = result
+        if block.local_slots:
+            current = _clear(current, block.local_slots)
+            flow.broken = _clear(flow.broken, block.local_slots)
+        flow.normal = current
+        return flow
+
+    def exec_statement(self, statement: ast.Stmt, dist: Dist, frame: _Frame) -> "Dist | _Flow":
+        kind = type(statement)
+        if kind is ir.Assign:
+            return self._assign(statement, dist, frame)
+        if kind is ir.Roll:
+            return self._roll(statement, dist, frame)
+        if kind is ir.CallProcedure:
+            return self._call_procedure(statement, dist, frame)
+        if kind is ir.IfIR:
+            return self._if(statement, dist, frame)
+        if kind is ir.Loop:
+            return self._loop(statement, dist, frame)
+        if kind is ir.OutcomeIR:
+            return self._outcome(statement, dist, frame)
+        if kind is ast.Break:
+            return _Flow(Dist(), broken=dist)
+        if kind is ast.Require:
+            for env in dist.weights:
+                if not self.eval(statement.condition, env, frame):
+                    raise RuleViolation(statement.pos.diagnostic(f"rule violated: {statement.message}"))
+            return dist
+        if kind is ast.Note:
+            self.note(frame, "note", statement.text, statement.pos)
+            return dist
+        raise AssertionError(f"unknown statement {statement!r}")  # pragma: no cover
+
+    def _assign(self, statement: ir.Assign, dist: Dist, frame: _Frame) -> Dist:
+        slot, value_expr, evaluate = statement.slot, statement.value, self.eval
+        out: dict = {}
+        for env, weight in dist.weights.items():
+            value = evaluate(value_expr, env, frame)
+            new = env[:slot] + (value,) + env[slot + 1:]
+            out[new] = out.get(new, 0) + weight
+        if self.trace is not None and not isinstance(value_expr, (ir.Local, ir.LookupIR, ir.ModifierSumIR)):
+            self.note(frame, "set", f"{statement.name} = {show(value)}", statement.pos)
+        return Dist(out, dist.denom)
+
+    def _spread(self, dist: Dist, slot: int, per_state: list[tuple[tuple, int, dict, int]]) -> Dist:
+        """States x values: each state's value distribution written into ``slot``."""
+        common = 1
+        for _, _, _, total in per_state:
+            common = math.lcm(common, total)
+        out: dict = {}
+        for env, weight, values, total in per_state:
+            scale = weight * (common // total)
+            head, tail = env[:slot], env[slot + 1:]
+            for value, count in values.items():
+                new = head + (value,) + tail
+                out[new] = out.get(new, 0) + count * scale
+        return Dist(out, dist.denom * common)
+
+    def _roll(self, statement: ir.Roll, dist: Dist, frame: _Frame) -> Dist:
+        per_state = []
+        for env, weight in dist.weights.items():
+            count = self.eval(statement.count, env, frame)
+            sides = self.eval(statement.sides, env, frame)
+            self._check_dice(statement, count, sides)
+            if self.exact:
+                per_state.append((env, weight, self._dice_distribution(count, sides), sides**count))
+            else:
+                faces = [self._sample(sides, statement) for _ in range(count)]
+                total = sum(faces)
+                shown = " + ".join(map(str, faces)) + (f" = {total}" if count > 1 else "")
+                label = statement.text if statement.text != "dice" else f"{count}d{sides}"
+                self.note(frame, "roll", f"roll {label}: {shown}", statement.pos, dice=label, faces=faces, total=total)
+                per_state.append((env, weight, {total: 1}, 1))
+        return self._spread(dist, statement.slot, per_state)
+
+    def _sample(self, sides: int, statement: ast.Stmt) -> int:
+        try:
+            return self.dice.roll(sides)
+        except DiceScriptError as error:
+            error.pos = statement.pos  # the CLI reports the --dice value; keep where it was rolled
+            raise
+
+    def _check_dice(self, statement: ir.Roll, count: Any, sides: Any) -> None:
+        if not isinstance(count, int) or count < 0 or count > self.limits.max_dice_per_roll:
+            raise LimitExceeded(statement.pos.diagnostic(f"cannot roll {count} dice (0 to {self.limits.max_dice_per_roll})"))
+        if not isinstance(sides, int) or sides < 1 or sides > self.limits.max_faces:
+            raise LimitExceeded(statement.pos.diagnostic(f"a die must have 1 to {self.limits.max_faces} faces, not {sides}"))
+
+    def _dice_distribution(self, count: int, sides: int) -> dict[int, int]:
+        """Ways to roll each total with ``count`` dice of ``sides`` faces."""
+        key = (count, sides)
+        memo = self._dice_memo.get(key)
+        if memo is not None:
+            return memo
+        ways = {0: 1}
+        for _ in range(count):
+            step: dict[int, int] = {}
+            for total, n in ways.items():
+                for face in range(1, sides + 1):
+                    step[total + face] = step.get(total + face, 0) + n
+            ways = step
+        self._dice_memo[key] = ways
+        return ways
+
+    def _call_procedure(self, statement: ir.CallProcedure, dist: Dist, frame: _Frame) -> Dist:
+        callee = self.ruleset.compiled[statement.procedure]
+        per_state = []
+        for env, weight in dist.weights.items():
+            given = {name: self.eval(value, env, frame) for name, value in statement.args}
+            inputs = self.callee_inputs(callee, given, statement.pos)
+            self.note(frame, "call", f"resolve {callee.name}: {callee.title}", statement.pos, callee.rule)
+            key = (callee.name, tuple(sorted(inputs.items())))
+            outcomes = self._call_memo.get(key) if self.exact else None
+            if outcomes is None:
+                outcomes = self.run_procedure(callee, inputs, frame.depth + 1)
+                if self.exact:
+                    self._call_memo[key] = outcomes
+            per_state.append((env, weight, outcomes.weights, outcomes.denom))
+        return self._spread(dist, statement.slot, per_state)
+
+    def callee_inputs(self, callee: ir.CompiledProcedure, given: dict[str, Any], pos: ast.Pos) -> dict[str, Any]:
+        inputs = {}
+        for spec in callee.inputs:
+            value = given.get(spec.name, spec.default)
+            try:
+                inputs[spec.name] = coerce(value, spec.type, f"input '{spec.name}' of {callee.name}")
+            except CoercionError as error:
+                raise RuleViolation(pos.diagnostic(error.message)) from None
+        for choice in callee.choices:
+            inputs[choice.name] = given.get(choice.name, self.choices.get(choice.name, choice.default))
+        return inputs
+
+    def _if(self, statement: ir.IfIR, dist: Dist, frame: _Frame) -> _Flow:
+        parts: list[dict] = [{} for _ in statement.branches]
+        rest: dict = {}
+        for env, weight in dist.weights.items():
+            for index, (condition, _) in enumerate(statement.branches):
+                if self.eval(condition, env, frame):
+                    parts[index][env] = weight
+                    break
+            else:
+                rest[env] = weight
+        flow = _Flow(Dist())
+        for part, (_, body) in zip(parts, statement.branches):
+            if part:
+                self._merge(flow, self.exec_block(body, Dist(part, dist.denom), frame))
+        if rest:
+            if statement.otherwise is not None:
+                self._merge(flow, self.exec_block(statement.otherwise, Dist(rest, dist.denom), frame))
+            else:
+                flow.normal.absorb(Dist(rest, dist.denom))
+        return flow
+
+    @staticmethod
+    def _merge(into: _Flow, flow: _Flow) -> None:
+        into.normal.absorb(flow.normal)
+        into.broken.absorb(flow.broken)
+        into.finished.absorb(flow.finished)
+
+    def _loop(self, statement: ir.Loop, dist: Dist, frame: _Frame) -> _Flow:
+        var, seq, idx = statement.var_slot, statement.sequence_slot, statement.index_slot
+        active: dict = {}
+        for env, weight in dist.weights.items():
+            sequence = self.eval(statement.iterable, env, frame)
+            if not isinstance(sequence, tuple):
+                raise RuleViolation(statement.iterable.pos.diagnostic(f"`for` needs a list, not {show(sequence)}"))
+            new = _put(_put(env, seq, sequence), idx, 0)
+            active[new] = active.get(new, 0) + weight
+        current = Dist(active, dist.denom)
+        flow = _Flow(Dist())
+        exits = Dist()
+        while current.weights:
+            running: dict = {}
+            done: dict = {}
+            for env, weight in current.weights.items():
+                index = env[idx]
+                if index < len(env[seq]):
+                    new = _put(env, var, env[seq][index])
+                    running[new] = running.get(new, 0) + weight
+                else:
+                    done[env] = weight
+            exits.absorb(Dist(done, current.denom))
+            if not running:
+                break
+            body = self.exec_block(statement.body, Dist(running, current.denom), frame)
+            flow.finished.absorb(body.finished)
+            exits.absorb(body.broken)
+            advanced: dict = {}
+            for env, weight in body.normal.weights.items():
+                new = _put(env, idx, env[idx] + 1)
+                advanced[new] = advanced.get(new, 0) + weight
+            current = Dist(advanced, body.normal.denom)
+        flow.normal = _clear(exits, (var, seq, idx))
+        return flow
+
+    def _outcome(self, statement: ir.OutcomeIR, dist: Dist, frame: _Frame) -> _Flow:
+        finished: dict = {}
+        for env, weight in dist.weights.items():
+            fields = tuple((name, self.eval(value, env, frame)) for name, value in statement.fields)
+            outcome = OutcomeValue(statement.name, fields)
+            finished[outcome] = finished.get(outcome, 0) + weight
+        if self.trace is not None:
+            self.note(frame, "outcome", f"outcome {show(outcome)}", statement.pos, statement.rule or frame.procedure.rule)
+        return _Flow(Dist(), finished=Dist(finished, dist.denom))
+
+    # ---- expressions -----------------------------------------------------------------
+
+    def eval(self, expr: ast.Expr, env: tuple, frame: _Frame) -> Any:
+        return self._eval[type(expr)](expr, env, frame)
+
+    def _attribute(self, expr: ast.Attribute, env: tuple, frame: _Frame) -> Any:
+        subject = self.eval(expr.subject, env, frame)
+        if isinstance(subject, OutcomeValue):
+            if expr.name == "outcome":
+                return subject.name
+            missing = object()
+            value = subject.get(expr.name, missing)
+            if value is missing:
+                raise RuleViolation(expr.pos.diagnostic(f"outcome {subject.name} has no field '{expr.name}'"))
+            return value
+        if isinstance(subject, Record) and subject.has(expr.name):
+            return subject.get(expr.name)
+        raise RuleViolation(expr.pos.diagnostic(f"{show(subject)} has no field '{expr.name}'"))
+
+    def _index(self, expr: ast.Index, env: tuple, frame: _Frame) -> Any:
+        subject = self.eval(expr.subject, env, frame)
+        index = self.eval(expr.index, env, frame)
+        if not 1 <= index <= len(subject):
+            raise RuleViolation(expr.pos.diagnostic(f"index {index} is outside the list (1 to {len(subject)})"))
+        return subject[index - 1]
+
+    def _binary(self, expr: ast.Binary, env: tuple, frame: _Frame) -> int:
+        left = self.eval(expr.left, env, frame)
+        right = self.eval(expr.right, env, frame)
+        op = expr.op
+        if op == "+":
+            return left + right
+        if op == "-":
+            return left - right
+        if op == "*":
+            return left * right
+        if right == 0:
+            raise RuleViolation(expr.pos.diagnostic("division by zero"))
+        return left // right if op == "//" else left % right
+
+    def _compare(self, expr: ast.Compare, env: tuple, frame: _Frame) -> bool:
+        left = self.eval(expr.left, env, frame)
+        right = self.eval(expr.right, env, frame)
+        op = expr.op
+        if op == "==":
+            return left == right
+        if op == "!=":
+            return left != right
+        if op == "in":
+            return left in right
+        if op == "notin":
+            return left not in right
+        if op == "<":
+            return left < right
+        if op == "<=":
+            return left <= right
+        if op == ">":
+            return left > right
+        return left >= right
+
+    def _logical(self, expr: ast.Logical, env: tuple, frame: _Frame) -> bool:
+        left = self.eval(expr.left, env, frame)
+        if expr.op == "and":
+            return bool(left) and bool(self.eval(expr.right, env, frame))
+        return bool(left) or bool(self.eval(expr.right, env, frame))
+
+    def _range(self, expr: ast.RangeExpr, env: tuple, frame: _Frame) -> tuple:
+        low = self.eval(expr.low, env, frame)
+        high = self.eval(expr.high, env, frame)
+        if high - low + 1 > self.limits.max_range:
+            raise LimitExceeded(expr.pos.diagnostic(f"range {low} .. {high} is longer than {self.limits.max_range}"))
+        return tuple(range(low, high + 1))
+
+    def _call(self, expr: ast.Call, env: tuple, frame: _Frame) -> Any:
+        args = [self.eval(a.value, env, frame) for a in expr.args]
+        name = expr.function
+        if name in ("min", "max"):
+            values = args[0] if len(args) == 1 else args
+            if not values:
+                raise RuleViolation(expr.pos.diagnostic(f"{name}() of an empty list"))
+            return min(values) if name == "min" else max(values)
+        if name == "abs":
+            return abs(args[0])
+        if name == "count":
+            return len(args[0])
+        if name == "sum":
+            return sum(args[0])
+        if name == "all":
+            return all(args[0])
+        if name == "any":
+            return any(args[0])
+        if name == "ceil_div":
+            if args[1] == 0:
+                raise RuleViolation(expr.pos.diagnostic("division by zero"))
+            return -(-args[0] // args[1])
+        raise AssertionError(name)  # pragma: no cover
+
+    def _aggregate(self, expr: ir.AggregateIR, env: tuple, frame: _Frame) -> Any:
+        collection = self.eval(expr.collection, env, frame)
+        slot, values = expr.slot, []
+        head, tail = env[:slot], env[slot + 1:]
+        for item in collection:
+            inner = head + (item,) + tail
+            if expr.condition is not None and not self.eval(expr.condition, inner, frame):
+                continue
+            values.append(inner if expr.function == "count" else self.eval(expr.element, inner, frame))
+        function = expr.function
+        if function == "all":
+            return all(values)
+        if function == "any":
+            return any(values)
+        if function == "count":
+            return len(values)
+        if function == "sum":
+            return sum(values)
+        if function == "list":
+            return tuple(values)
+        if not values:
+            raise RuleViolation(expr.pos.diagnostic(f"{function}() over an empty list"))
+        return min(values) if function == "min" else max(values)
+
+    def _lookup(self, expr: ir.LookupIR, env: tuple, frame: _Frame) -> Any:
+        table = expr.table
+        row = self.eval(expr.row, env, frame)
+        column = self.eval(expr.column, env, frame) if expr.column is not None else None
+        shift = self.eval(expr.shift, env, frame) if expr.shift is not None else 0
+        try:
+            result = lookup(table, row, column, shift)
+        except OffTable as error:
+            raise RuleViolation(expr.pos.diagnostic(f"{table.title}: {error.message}")) from None
+        if self.trace is not None:
+            if result.row_clamped_from is not None:
+                self.note(frame, "clamp", f"{table.title}: row key {result.row_clamped_from} is off the table; clamped to row {result.row.label}", expr.pos, table.rule)
+            if result.column_before_shift is not None:
+                direction = "right" if shift > 0 else "left"
+                self.note(
+                    frame, "shift",
+                    f"{table.title}: column {result.column_before_shift.label} shifted {abs(shift)} {direction}"
+                    + (f" (clamped at the edge)" if result.column_clamped_from else "")
+                    + f" -> {result.column.label}",
+                    expr.pos, table.rule,
+                )
+            elif result.column_clamped_from is not None:
+                self.note(frame, "clamp", f"{table.title}: column key {result.column_clamped_from} is off the table; clamped to column {result.column.label}", expr.pos, table.rule)
+            where = f"row {result.row.label}" + (f", column {result.column.label}" if result.column is not None else "")
+            self.note(
+                frame, "lookup", f"{table.title}: {where} -> {show(result.value)}", expr.pos, table.rule,
+                table=table.name, row=result.row.label, column=result.column.label if result.column else None,
+            )
+        return result.value
+
+    def _modifier_sum(self, expr: ir.ModifierSumIR, env: tuple, frame: _Frame) -> int:
+        total = 0
+        modifier_list = expr.modifier_list
+        shifts = modifier_list.kind == "column_shift"
+        for entry, condition in expr.entries:
+            if self.eval(condition, env, frame):
+                total += entry.value
+                if self.trace is not None:
+                    amount = f"{abs(entry.value)}{'R' if entry.value > 0 else 'L'}" if shifts else f"{entry.value:+d}"
+                    kind = "shift" if shifts else "modifier"
+                    self.note(frame, kind, f"{'column shift' if shifts else 'DRM'} {amount}: {entry.label}", entry.pos, entry.rule, entry=entry.name, value=entry.value)
+        if self.trace is not None:
+            label = "net column shift" if shifts else "net DRM"
+            shown = (f"{abs(total)}{'R' if total > 0 else 'L'}" if total else "0") if shifts else f"{total:+d}"
+            self.note(frame, "shift" if shifts else "modifier", f"{modifier_list.title}: {label} {shown}", expr.pos, modifier_list.rule)
+        return total
+
+
+def _put(env: tuple, slot: int, value: Any) -> tuple:
+    return env[:slot] + (value,) + env[slot + 1:]
+
+
+def _clear(dist: Dist, slots: tuple[int, ...]) -> Dist:
+    """Forget dead variables so that states differing only in them merge."""
+    if not dist.weights:
+        return dist
+    out: dict = {}
+    for env, weight in dist.weights.items():
+        new = list(env)
+        for slot in slots:
+            new[slot] = None
+        key = tuple(new)
+        out[key] = out.get(key, 0) + weight
+    return Dist(out, dist.denom)

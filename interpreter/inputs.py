@@ -1,0 +1,120 @@
+"""Turning outside values (YAML data, command-line text) into typed values.
+
+Used for procedure inputs, record fields, defaults and constants.  A bad
+value raises :class:`CoercionError` with a message; callers add the position
+(the YAML mark, or the column on the command line).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .values import BoolType, IntType, ListType, Record, RecordType, StrType, Type, AnyType
+
+
+class CoercionError(Exception):
+    def __init__(self, message: str, path: tuple = ()):
+        super().__init__(message)
+        self.message = message
+        self.path = path  # where inside the value the problem is (list index, field)
+
+
+def coerce(value: Any, expected: Type, what: str) -> Any:
+    """``value`` as a value of type ``expected`` or CoercionError."""
+    if isinstance(expected, AnyType):
+        return freeze(value)
+    if isinstance(expected, BoolType):
+        if isinstance(value, bool):
+            return value
+        raise CoercionError(f"{what} must be true or false, not {_show(value)}")
+    if isinstance(expected, IntType):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CoercionError(f"{what} must be a whole number, not {_show(value)}")
+        if expected.low is not None and value < expected.low:
+            raise CoercionError(f"{what} must be at least {expected.low}, not {value}")
+        if expected.high is not None and value > expected.high:
+            raise CoercionError(f"{what} must be at most {expected.high}, not {value}")
+        return value
+    if isinstance(expected, StrType):
+        if not isinstance(value, str):
+            raise CoercionError(f"{what} must be text, not {_show(value)}")
+        if expected.values is not None and value not in expected.values:
+            raise CoercionError(f"{what} must be one of {', '.join(expected.values)}, not {value!r}")
+        return value
+    if isinstance(expected, ListType):
+        if not isinstance(value, (list, tuple)):
+            raise CoercionError(f"{what} must be a list, not {_show(value)}")
+        if expected.max_items is not None and len(value) > expected.max_items:
+            raise CoercionError(f"{what} may hold at most {expected.max_items} items, not {len(value)}")
+        items = []
+        for index, item in enumerate(value):
+            try:
+                items.append(coerce(item, expected.element, f"{what}[{index}]"))
+            except CoercionError as error:
+                raise CoercionError(error.message, (index,) + error.path) from None
+        return tuple(items)
+    if isinstance(expected, RecordType):
+        if isinstance(value, Record) and value.type_name == expected.name:
+            return value
+        if not isinstance(value, dict):
+            raise CoercionError(f"{what} must be a {expected.name} (a mapping of {', '.join(n for n, _ in expected.fields)}), not {_show(value)}")
+        defaults = dict(expected.defaults)
+        unknown = [key for key in value if expected.field(key) is None]
+        if unknown:
+            raise CoercionError(
+                f"{what}: {expected.name} has no field '{unknown[0]}' (fields: {', '.join(n for n, _ in expected.fields)})", (unknown[0],)
+            )
+        items = []
+        for name, field_type in expected.fields:
+            if name in value:
+                try:
+                    items.append((name, coerce(value[name], field_type, f"{what}.{name}")))
+                except CoercionError as error:
+                    raise CoercionError(error.message, (name,) + error.path) from None
+            elif name in defaults:
+                items.append((name, defaults[name]))
+            else:
+                raise CoercionError(f"{what}: missing field '{name}' of {expected.name}")
+        return Record(expected.name, tuple(items))
+    raise AssertionError(f"unknown type {expected!r}")  # pragma: no cover
+
+
+def freeze(value: Any) -> Any:
+    """Lists become tuples, so values are hashable."""
+    if isinstance(value, list):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, dict):
+        return Record("record", tuple((k, freeze(v)) for k, v in value.items()))
+    return value
+
+
+def parse_command_line_value(text: str, expected: Type) -> Any:
+    """A ``--set NAME=VALUE`` value: the obvious spelling for simple types."""
+    if isinstance(expected, BoolType):
+        lowered = text.strip().lower()
+        if lowered in ("true", "yes"):
+            return True
+        if lowered in ("false", "no"):
+            return False
+        raise CoercionError(f"expected true or false, not {text!r}")
+    if isinstance(expected, IntType):
+        stripped = text.strip()
+        body = stripped[1:] if stripped[:1] in "+-" else stripped
+        if not body.isdigit() or not body.isascii():
+            raise CoercionError(f"expected a whole number, not {text!r}")
+        return int(stripped)
+    if isinstance(expected, StrType):
+        return text
+    raise CoercionError("lists and records are given in YAML: --situation FILE.yaml, or --set NAME='[...]'")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return repr(value)

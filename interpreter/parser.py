@@ -1,0 +1,385 @@
+"""Text -> typed AST for the procedure language.
+
+The LALR parser is built once per process from ``grammar.lark`` (package
+data) and never with Lark's ``cache=True`` (see shared/notes/safety.md).
+DSL text usually sits inside a YAML file; a :class:`TextOrigin` maps the
+parser's line and column back to that file so errors point into the YAML.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+
+from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import ast
+from .errors import RulesetError, Source
+
+
+@dataclass(frozen=True)
+class ParseLimits:
+    """Caps that keep hostile procedures from exhausting the recursive passes."""
+
+    max_chars: int = 200_000
+    max_depth: int = 200
+
+
+@dataclass(frozen=True)
+class TextOrigin:
+    """Where DSL text sits in its file.
+
+    Line 1 of the text is ``first_line`` of the file; its column 1 is
+    ``first_column`` of the file; later lines start at ``other_column``
+    (the indent of a YAML literal block).
+    """
+
+    source: Source
+    first_line: int = 1
+    first_column: int = 1
+    other_column: int = 1
+
+    def pos(self, line: int, column: int) -> ast.Pos:
+        base = self.first_column if line == 1 else self.other_column
+        return ast.Pos(self.source, self.first_line + line - 1, base + column - 1)
+
+
+@functools.lru_cache(maxsize=None)
+def _parser() -> Lark:
+    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=True, start="start")
+
+
+@functools.lru_cache(maxsize=None)
+def _expression_parser() -> Lark:
+    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=True, start="expr")
+
+
+_FRIENDLY_TERMINALS = {
+    "NAME": "a name",
+    "INT": "a number",
+    "STRING": 'a "string"',
+    "DICE": "a die such as 2d6",
+    "COMP_OP": "a comparison",
+    "$END": "the end of the text",
+}
+
+
+def _describe_terminal(name: str, parser: Lark) -> str:
+    if name in _FRIENDLY_TERMINALS:
+        return _FRIENDLY_TERMINALS[name]
+    for terminal in parser.terminals:
+        if terminal.name == name:
+            return f"'{terminal.pattern.value}'"
+    return name
+
+
+def _syntax_error(error: UnexpectedInput, origin: TextOrigin, parser: Lark) -> RulesetError:
+    expected = sorted({_describe_terminal(n, parser) for n in (getattr(error, "expected", None) or ())})
+    expected_text = f"; expected {', '.join(expected)}" if expected and len(expected) <= 12 else ""
+    if isinstance(error, UnexpectedToken):
+        if error.token.type == "$END":
+            message = f"unexpected end of procedure{expected_text}"
+        else:
+            message = f"syntax error: unexpected '{error.token}'{expected_text}"
+    elif isinstance(error, UnexpectedCharacters):
+        message = f"syntax error: unexpected character {error.char!r}"
+    elif isinstance(error, UnexpectedEOF):
+        message = f"unexpected end of procedure{expected_text}"
+    else:  # pragma: no cover - lark adds no other kinds today
+        message = f"syntax error: {error}"
+    line = getattr(error, "line", None) or 1
+    column = getattr(error, "column", None) or 1
+    if line < 1:  # lark reports end-of-input as -1
+        line, column = _end_position(error)
+    pos = origin.pos(line, column)
+    return RulesetError(pos.diagnostic(message))
+
+
+def _end_position(error: UnexpectedInput) -> tuple[int, int]:
+    token = getattr(error, "token", None)
+    if token is not None and getattr(token, "end_line", None):
+        return token.end_line, token.end_column
+    return 1, 1
+
+
+def _tree_depth(tree: Tree) -> int:
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for child in node.children:
+            if isinstance(child, Tree):
+                stack.append((child, depth + 1))
+    return deepest
+
+
+def _last_token_end(text: str) -> tuple[int, int]:
+    lines = text.rstrip().splitlines() or [""]
+    return len(lines), len(lines[-1]) + 1
+
+
+class _ToAst(Transformer_NonRecursive):
+    """Lark tree -> frozen dataclasses, positions mapped through the origin."""
+
+    def __init__(self, origin: TextOrigin):
+        super().__init__()
+        self.origin = origin
+
+    def _pos(self, meta) -> ast.Pos:
+        if getattr(meta, "empty", True):
+            return self.origin.pos(1, 1)
+        return self.origin.pos(meta.line, meta.column)
+
+    def _tok(self, token: Token) -> ast.Pos:
+        return self.origin.pos(token.line, token.column)
+
+    # -- statements
+    @v_args(meta=True)
+    def start(self, meta, children):
+        return children[0]
+
+    @v_args(meta=True)
+    def block(self, meta, children):
+        return ast.Block(self._pos(meta), tuple(children))
+
+    @v_args(meta=True)
+    def let_stmt(self, meta, children):
+        name, value = children
+        return ast.Let(self._pos(meta), str(name), value)
+
+    @v_args(meta=True)
+    def set_stmt(self, meta, children):
+        name, value = children
+        return ast.Set(self._pos(meta), str(name), value)
+
+    @v_args(meta=True)
+    def if_stmt(self, meta, children):
+        condition, body, *rest = children
+        branches = [(condition, body)]
+        otherwise = None
+        for clause in rest:
+            if clause is None:
+                continue
+            kind, payload = clause
+            if kind == "elif":
+                branches.append(payload)
+            else:
+                otherwise = payload
+        return ast.If(self._pos(meta), tuple(branches), otherwise)
+
+    def elif_clause(self, children):
+        return ("elif", (children[0], children[1]))
+
+    def else_clause(self, children):
+        return ("else", children[0])
+
+    @v_args(meta=True)
+    def for_stmt(self, meta, children):
+        var, iterable, body = children
+        return ast.For(self._pos(meta), str(var), iterable, body)
+
+    @v_args(meta=True)
+    def break_stmt(self, meta, children):
+        return ast.Break(self._pos(meta))
+
+    @v_args(meta=True)
+    def outcome_stmt(self, meta, children):
+        name, fields, rule = children
+        return ast.Outcome(self._pos(meta), str(name), tuple(fields or ()), rule)
+
+    def field_list(self, children):
+        return [c for c in children if c is not None]
+
+    @v_args(meta=True)
+    def field(self, meta, children):
+        name, value = children
+        return ast.OutcomeField(self._tok(name), str(name), value)
+
+    def rule_ref(self, children):
+        return _unquote(children[0])
+
+    @v_args(meta=True)
+    def require_stmt(self, meta, children):
+        condition, message = children
+        return ast.Require(self._pos(meta), condition, _unquote(message))
+
+    @v_args(meta=True)
+    def note_stmt(self, meta, children):
+        return ast.Note(self._pos(meta), _unquote(children[0]))
+
+    # -- expressions
+    @v_args(meta=True)
+    def if_expr(self, meta, children):
+        return ast.Conditional(self._pos(meta), *children)
+
+    def _logical(op):
+        @v_args(meta=True)
+        def build(self, meta, children):
+            return ast.Logical(self._pos(meta), op, children[0], children[1])
+
+        return build
+
+    or_op = _logical("or")
+    and_op = _logical("and")
+
+    @v_args(meta=True)
+    def not_op(self, meta, children):
+        return ast.Not(self._pos(meta), children[0])
+
+    @v_args(meta=True)
+    def compare(self, meta, children):
+        left, op, right = children
+        return ast.Compare(self._pos(meta), str(op), left, right)
+
+    @v_args(meta=True)
+    def member(self, meta, children):
+        return ast.Compare(self._pos(meta), "in", children[0], children[1])
+
+    @v_args(meta=True)
+    def not_member(self, meta, children):
+        return ast.Compare(self._pos(meta), "notin", children[0], children[1])
+
+    @v_args(meta=True)
+    def range_op(self, meta, children):
+        return ast.RangeExpr(self._pos(meta), children[0], children[1])
+
+    def _arith(op):
+        @v_args(meta=True)
+        def build(self, meta, children):
+            return ast.Binary(self._pos(meta), op, children[0], children[1])
+
+        return build
+
+    add = _arith("+")
+    sub = _arith("-")
+    mul = _arith("*")
+    floordiv = _arith("//")
+    mod = _arith("%")
+
+    @v_args(meta=True)
+    def neg(self, meta, children):
+        operand = children[0]
+        if isinstance(operand, ast.IntLit):
+            return ast.IntLit(self._pos(meta), -operand.value)
+        return ast.Negate(self._pos(meta), operand)
+
+    @v_args(meta=True)
+    def attribute(self, meta, children):
+        return ast.Attribute(self._pos(meta), children[0], str(children[1]))
+
+    @v_args(meta=True)
+    def index(self, meta, children):
+        return ast.Index(self._pos(meta), children[0], children[1])
+
+    def int_lit(self, children):
+        token = children[0]
+        return ast.IntLit(self._tok(token), int(token))
+
+    def str_lit(self, children):
+        token = children[0]
+        return ast.StrLit(self._tok(token), _unquote(token))
+
+    @v_args(meta=True)
+    def true_lit(self, meta, children):
+        return ast.BoolLit(self._pos(meta), True)
+
+    @v_args(meta=True)
+    def false_lit(self, meta, children):
+        return ast.BoolLit(self._pos(meta), False)
+
+    def name(self, children):
+        token = children[0]
+        return ast.Name(self._tok(token), str(token))
+
+    def dice_lit(self, children):
+        token = children[0]
+        pos = self._tok(token)
+        count_text, sides_text = str(token).split("d")
+        count = int(count_text) if count_text else 1
+        return ast.Dice(pos, ast.IntLit(pos, count), ast.IntLit(pos, int(sides_text)), str(token))
+
+    @v_args(meta=True)
+    def list_lit(self, meta, children):
+        return ast.ListLit(self._pos(meta), tuple(c for c in children if c is not None))
+
+    @v_args(meta=True)
+    def call(self, meta, children):
+        name, *args = children
+        return ast.Call(self._tok(name), str(name), tuple(a for a in args if a is not None))
+
+    @v_args(meta=True)
+    def aggregate(self, meta, children):
+        function, element, var, collection, condition = children
+        return ast.Aggregate(self._tok(function), str(function), element, str(var), collection, condition)
+
+    @v_args(meta=True)
+    def lookup(self, meta, children):
+        name, *args = children
+        return ast.Lookup(self._pos(meta), str(name), tuple(a for a in args if a is not None))
+
+    @v_args(meta=True)
+    def modifiers(self, meta, children):
+        return ast.ModifierSum(self._pos(meta), "drm", str(children[0]))
+
+    @v_args(meta=True)
+    def shifts(self, meta, children):
+        return ast.ModifierSum(self._pos(meta), "column_shift", str(children[0]))
+
+    @v_args(meta=True)
+    def resolve(self, meta, children):
+        name, *args = children
+        return ast.Resolve(self._pos(meta), str(name), tuple(a for a in args if a is not None))
+
+    @v_args(meta=True)
+    def named_arg(self, meta, children):
+        name, value = children
+        return ast.Arg(self._tok(name), str(name), value)
+
+    @v_args(meta=True)
+    def positional_arg(self, meta, children):
+        value = children[0]
+        return ast.Arg(value.pos, None, value)
+
+
+def _unquote(token: str) -> str:
+    body = str(token)[1:-1]
+    if "\\" not in body:
+        return body
+    out, chars = [], iter(body)
+    for char in chars:
+        if char == "\\":
+            escaped = next(chars, "")
+            out.append({"n": "\n", "t": "\t"}.get(escaped, escaped))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _parse(text: str, origin: TextOrigin, parser: Lark, limits: ParseLimits):
+    if len(text) > limits.max_chars:
+        raise RulesetError(origin.pos(1, 1).diagnostic(f"procedure text is too long ({len(text)} characters; the limit is {limits.max_chars})"))
+    try:
+        tree = parser.parse(text)
+    except UnexpectedInput as error:
+        raise _syntax_error(error, origin, parser) from None
+    if _tree_depth(tree) > limits.max_depth:
+        raise RulesetError(origin.pos(1, 1).diagnostic(f"procedure is nested too deeply (more than {limits.max_depth} levels)"))
+    try:
+        return _ToAst(origin).transform(tree)
+    except VisitError as error:  # a bug in the transformer: keep the traceback
+        raise error.orig_exc
+
+
+def parse_procedure(text: str, origin: TextOrigin, limits: ParseLimits = ParseLimits()) -> ast.Block:
+    """Parse a procedure body.  Raises RulesetError with a positioned message."""
+    return _parse(text, origin, _parser(), limits)
+
+
+def parse_expression(text: str, origin: TextOrigin, limits: ParseLimits = ParseLimits()) -> ast.Expr:
+    """Parse one expression (a modifier's condition, say)."""
+    return _parse(text, origin, _expression_parser(), limits)

@@ -1,0 +1,134 @@
+"""Text output for people: tables as printed, traces, distributions, listings."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .api import Distribution, Resolution
+from .ruleset import MISSING, ModifierList, Ruleset
+from .tables import Table
+from .values import IntType, show
+
+BAR_WIDTH = 40
+
+
+def _align(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+
+
+def render_table(table: Table) -> str:
+    lines = [table.title]
+    if table.example:
+        lines.append("(ILLUSTRATIVE EXAMPLE: the source does not give this table)")
+    lines.append(f"rule: {table.rule}")
+    if table.columns is not None:
+        header = [table.rows.name] + table.columns.labels()
+        lines.append(f"columns: {table.columns.name}")
+    else:
+        header = [table.rows.name, "Result"]
+    body = [[heading.label] + list(printed) for heading, printed in zip(table.rows.headings, table.printed)]
+    lines.append("")
+    aligned = _align([header] + body)
+    lines.append(aligned[0])
+    lines.append("-" * len(aligned[0]))
+    lines.extend(aligned[1:])
+    edges = f"rows {table.rows.edge}" + (f", columns {table.columns.edge}" if table.columns else "")
+    lines.append("")
+    lines.append(f"off the edge: {edges}")
+    if table.result_fields:
+        lines.append("cells are records: code, " + ", ".join(name for name, _ in table.result_fields))
+    return "\n".join(lines)
+
+
+def render_modifiers(modifiers: ModifierList) -> str:
+    lines = [f"{modifiers.title}  ({'column shifts, cumulative' if modifiers.kind == 'column_shift' else 'die-roll modifiers'})", f"rule: {modifiers.rule}", ""]
+    rows = []
+    for entry in modifiers.entries:
+        if modifiers.kind == "column_shift":
+            amount = f"{abs(entry.value)}{'R' if entry.value > 0 else 'L'}"
+        else:
+            amount = f"{entry.value:+d}"
+        rows.append([amount, entry.label, f"[{entry.name}]"])
+    lines.extend(_align(rows))
+    return "\n".join(lines)
+
+
+def render_listing(ruleset: Ruleset) -> str:
+    lines = [f"{ruleset.title} ({ruleset.name} {ruleset.version})", f"source: {ruleset.source}", ""]
+    if ruleset.tables:
+        lines.append("tables:")
+        for name, table in ruleset.tables.items():
+            size = f"{len(table.rows.headings)} rows" + (f" x {len(table.columns.headings)} columns" if table.columns else "")
+            mark = "  [example]" if table.example else ""
+            lines.append(f"  {name:<28} {table.title} ({size}){mark}")
+        lines.append("")
+    if ruleset.modifiers:
+        lines.append("modifier lists:")
+        for name, modifiers in ruleset.modifiers.items():
+            lines.append(f"  {name:<28} {modifiers.kind}, {len(modifiers.entries)} entries: {modifiers.title}")
+        lines.append("")
+    if ruleset.constants:
+        lines.append("constants:")
+        for name, constant in ruleset.constants.items():
+            lines.append(f"  {name:<28} {show(constant.value)}")
+        lines.append("")
+    lines.append("procedures:")
+    for name, procedure in ruleset.compiled.items():
+        lines.append(f"  {name}: {procedure.title}")
+        for spec in procedure.inputs:
+            type_text = spec.type.describe()
+            if isinstance(spec.type, IntType) and (spec.type.low is not None or spec.type.high is not None):
+                low = "" if spec.type.low is None else str(spec.type.low)
+                high = "" if spec.type.high is None else str(spec.type.high)
+                type_text += f" {low}..{high}"
+            default = "required" if spec.default is MISSING else f"default {show(spec.default)}"
+            lines.append(f"    --set {spec.name}=...  {type_text}, {default}")
+        for choice in procedure.choices:
+            lines.append(f"    --choose {choice.name}={'|'.join(choice.options)}  (default {choice.default})")
+        lines.append(f"    outcomes: {', '.join(procedure.outcome_names)}")
+    return "\n".join(lines)
+
+
+TRACE_KINDS_SHORT = {"roll", "lookup", "modifier", "shift", "clamp", "note", "call", "outcome"}
+
+
+def render_resolution(resolution: Resolution, *, full_trace: bool) -> str:
+    source = f"seed {resolution.seed}" if resolution.seed is not None else "scripted dice"
+    lines = [f"{resolution.ruleset} {resolution.procedure} ({source})"]
+    if resolution.inputs:
+        lines.append("inputs: " + ", ".join(f"{k} = {show(v)}" for k, v in resolution.inputs.items()))
+    for event in resolution.trace:
+        if event.kind == "outcome" and not full_trace:
+            continue
+        if not full_trace and event.kind not in TRACE_KINDS_SHORT:
+            continue
+        indent = "  " * (event.depth + 1)
+        lines.append(f"{indent}{event.message}")
+        if full_trace and (event.rule or event.where):
+            cite = f"rule: {event.rule}" if event.rule else ""
+            where = f"[{event.where}]" if event.where else ""
+            lines.append(f"{indent}    {cite} {where}".rstrip())
+    lines.append(f"outcome: {show(resolution.outcome)}")
+    if resolution.dice:
+        lines.append("dice: " + ",".join(map(str, resolution.dice)) + (f"  (replay: --seed {resolution.seed})" if resolution.seed is not None else ""))
+    return "\n".join(lines)
+
+
+def render_distribution(distribution: Distribution) -> str:
+    lines = [f"{distribution.ruleset} {distribution.procedure}: exact odds"]
+    if distribution.inputs:
+        lines.append("inputs: " + ", ".join(f"{k} = {show(v)}" for k, v in distribution.inputs.items()))
+    rows = []
+    for outcome, p in distribution.outcomes:
+        bar = "#" * round(float(p) * BAR_WIDTH)
+        rows.append([show(outcome), _fraction(p), f"{float(p) * 100:8.4f}%", bar])
+    if rows:
+        lines.extend("  " + line for line in _align(rows))
+    if distribution.truncated:
+        lines.append(f"  truncated (not explored): {_fraction(distribution.truncated)} = {float(distribution.truncated):.3g}")
+    return "\n".join(lines)
+
+
+def _fraction(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)

@@ -1,0 +1,35 @@
+"""Where bundled data lives: installed package data, or the repository checkout.
+
+In a wheel, ``rulesdata/`` and ``schemas/`` are installed as the packages
+``interpreter.rulesdata`` and ``interpreter.schemas`` (see pyproject.toml);
+in a checkout they sit beside ``interpreter/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def data_dir(kind: str) -> Path:
+    """The directory of bundled ``rulesdata`` or ``schemas``."""
+    here = Path(__file__).resolve().parent
+    installed = here / kind
+    if installed.is_dir():
+        return installed
+    return here.parent / kind
+
+
+def bundled_ruleset(name: str) -> Path | None:
+    """The file of a bundled ruleset by name (``eto``), or None."""
+    base = data_dir("rulesdata")
+    for candidate in (base / f"{name}.yaml", base / name / "ruleset.yaml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def bundled_names() -> list[str]:
+    base = data_dir("rulesdata")
+    names = [p.stem for p in base.glob("*.yaml")]
+    names += [p.parent.name for p in base.glob("*/ruleset.yaml")]
+    return sorted(names)

@@ -1,0 +1,237 @@
+"""Printed tables: headings, cells, and the lookup rule.
+
+A heading is numeric (``"3-4"``, ``"11+"``, ``"-2(-)"``, ``"less than -3"``,
+``"-3 to +3"``) or a category (``"Desert or Mountain"``, ``"no defenders"``).
+A lookup finds the row and column whose heading holds the key, applies a
+cumulative column shift, and clamps or fails at the edges as the table says.
+Nothing here knows any game: every number comes from the YAML.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_NUM = r"([+-]?\d+)"
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), kind)
+    for pattern, kind in (
+        (rf"^{_NUM}$", "exact"),
+        (rf"^{_NUM}\s*(?:-|–|—|to)\s*{_NUM}$", "between"),
+        (rf"^{_NUM}\s*(?:-|–|—|to)\s*{_NUM}\s*\+$", "at_least"),
+        (rf"^{_NUM}\s*(?:\+|\(\+\)|or more|and more|or higher)$", "at_least"),
+        (rf"^{_NUM}\s*(?:-|\(-\)|or less|and less|or fewer|or lower)$", "at_most"),
+        (rf"^more than\s+{_NUM}$", "above"),
+        (rf"^less than\s+{_NUM}$", "below"),
+    )
+)
+
+
+def parse_numeric_label(label: str) -> tuple[int | None, int | None] | None:
+    """``"3-4"`` -> (3, 4); ``"11+"`` -> (11, None); a category -> None."""
+    text = label.strip()
+    for pattern, kind in _PATTERNS:
+        match = pattern.match(text)
+        if not match:
+            continue
+        first = int(match.group(1))
+        if kind == "exact":
+            return first, first
+        if kind == "between":
+            return first, int(match.group(2))
+        if kind == "at_least":
+            return first, None
+        if kind == "at_most":
+            return None, first
+        if kind == "above":
+            return first + 1, None
+        if kind == "below":
+            return None, first - 1
+    return None
+
+
+_ROLLS = re.compile(r"^\d+(\s*(,|-|–|—)\s*\d+)*$")
+
+
+def parse_rolls(text: str) -> tuple[int, ...] | None:
+    """``"2,3,4,5,6"`` -> (2, 3, 4, 5, 6); ``"1 – 3"`` -> (1, 2, 3)."""
+    text = text.strip()
+    if not _ROLLS.match(text):
+        return None
+    faces: list[int] = []
+    for part in text.split(","):
+        bounds = re.split(r"\s*(?:-|–|—)\s*", part.strip())
+        if len(bounds) == 1:
+            faces.append(int(bounds[0]))
+        elif len(bounds) == 2:
+            low, high = int(bounds[0]), int(bounds[1])
+            if low > high:
+                return None
+            faces.extend(range(low, high + 1))
+        else:
+            return None
+    return tuple(sorted(set(faces)))
+
+
+@dataclass(frozen=True)
+class Heading:
+    """One row or column heading."""
+
+    label: str
+    low: int | None = None
+    high: int | None = None
+    numeric: bool = False
+    members: frozenset[str] = frozenset()
+    otherwise: bool = False
+
+    def holds_number(self, key: int) -> bool:
+        return self.numeric and (self.low is None or key >= self.low) and (self.high is None or key <= self.high)
+
+    def holds_category(self, key: str) -> bool:
+        return not self.numeric and key.casefold() in self.members
+
+
+@dataclass(frozen=True)
+class Axis:
+    name: str
+    headings: tuple[Heading, ...]
+    edge: str  # "clamp" or "error"
+    dice: str | None = None
+
+    def labels(self) -> list[str]:
+        return [h.label for h in self.headings]
+
+
+class OffTable(Exception):
+    """A key (or a shift) falls off an axis that does not clamp."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Placement:
+    index: int
+    clamped_from: str | None = None  # what fell off, for the trace
+
+
+def place(axis: Axis, key: Any, what: str) -> Placement:
+    """Index of the heading that holds ``key`` (clamping where allowed)."""
+    if isinstance(key, bool) or not isinstance(key, (int, str)):
+        raise OffTable(f"{what} key must be a number or a category, not {key!r}")
+    if isinstance(key, str):
+        fallback = None
+        for index, heading in enumerate(axis.headings):
+            if heading.holds_category(key):
+                return Placement(index)
+            if heading.otherwise:
+                fallback = index
+        if fallback is not None:
+            return Placement(fallback)
+        raise OffTable(f"no {what} heading '{key}' in {axis.name!r} (headings: {', '.join(axis.labels())})")
+    numeric = [(i, h) for i, h in enumerate(axis.headings) if h.numeric]
+    for index, heading in numeric:
+        if heading.holds_number(key):
+            return Placement(index)
+    if not numeric:
+        raise OffTable(f"{what} {axis.name!r} is keyed by category, not by a number ({key})")
+    if axis.edge != "clamp":
+        raise OffTable(
+            f"{key} is off the table: {what} {axis.name!r} runs from {numeric[0][1].label} to {numeric[-1][1].label} and does not clamp"
+        )
+    first, last = numeric[0], numeric[-1]
+    if first[1].low is not None and key < first[1].low:
+        return Placement(first[0], clamped_from=str(key))
+    return Placement(last[0], clamped_from=str(key))
+
+
+def shift(axis: Axis, placement: Placement, columns: int) -> Placement:
+    """Move ``columns`` headings right (positive) or left, at the edge clamping or failing."""
+    if columns == 0:
+        return placement
+    target = placement.index + columns
+    last = len(axis.headings) - 1
+    if 0 <= target <= last:
+        return Placement(target, placement.clamped_from)
+    if axis.edge != "clamp":
+        raise OffTable(
+            f"a shift of {columns:+d} from column {axis.headings[placement.index].label} runs off the table, which does not clamp"
+        )
+    clamped = min(max(target, 0), last)
+    return Placement(clamped, clamped_from=f"shift {columns:+d}")
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    title: str
+    rule: str
+    rows: Axis
+    columns: Axis | None
+    cells: tuple[tuple[Any, ...], ...]  # [row][column]; one column when the table has none
+    printed: tuple[tuple[str, ...], ...]  # cells as printed, for `show`
+    example: bool = False
+    description: str = ""
+    # Structured cells: the record's fields and their types (None for plain cells).
+    result_fields: tuple[tuple[str, Any], ...] | None = None
+
+
+@dataclass(frozen=True)
+class LookupResult:
+    value: Any
+    row: Heading
+    column: Heading | None
+    row_clamped_from: str | None
+    column_before_shift: Heading | None
+    column_clamped_from: str | None
+
+
+def lookup(table: Table, row_key: Any, column_key: Any = None, column_shift: int = 0) -> LookupResult:
+    row = place(table.rows, row_key, "row")
+    if table.columns is None:
+        return LookupResult(table.cells[row.index][0], table.rows.headings[row.index], None, row.clamped_from, None, None)
+    column = place(table.columns, column_key, "column")
+    before = table.columns.headings[column.index]
+    shifted = shift(table.columns, column, column_shift)
+    return LookupResult(
+        table.cells[row.index][shifted.index],
+        table.rows.headings[row.index],
+        table.columns.headings[shifted.index],
+        row.clamped_from,
+        before if shifted.index != column.index else None,
+        shifted.clamped_from,
+    )
+
+
+def coverage_problems(axis: Axis) -> list[str]:
+    """Gaps, overlaps and misplaced open ends among numeric headings."""
+    problems: list[str] = []
+    numeric = [h for h in axis.headings if h.numeric]
+    for before, after in zip(numeric, numeric[1:]):
+        if before.high is None or after.low is None:
+            problems.append(f"headings {before.label!r} and {after.label!r} overlap (an open end may only stand at the edge)")
+        elif after.low <= before.high:
+            problems.append(f"headings {before.label!r} and {after.label!r} overlap")
+        elif after.low > before.high + 1:
+            problems.append(f"gap between headings {before.label!r} and {after.label!r}: {before.high + 1} is not covered")
+    for heading in numeric:
+        if heading.low is not None and heading.high is not None and heading.low > heading.high:
+            problems.append(f"heading {heading.label!r} runs backwards")
+    return problems
+
+
+def dice_range(dice: str) -> tuple[int, int]:
+    count_text, sides_text = dice.split("d")
+    count = int(count_text) if count_text else 1
+    return count, count * int(sides_text)
+
+
+def uncovered_totals(axis: Axis) -> list[int]:
+    """Die totals the rows do not cover (for rows keyed by a die roll)."""
+    if axis.dice is None:
+        return []
+    low, high = dice_range(axis.dice)
+    numeric = [h for h in axis.headings if h.numeric]
+    return [total for total in range(low, high + 1) if not any(h.holds_number(total) for h in numeric)]

@@ -1,0 +1,230 @@
+"""Runtime values and static types of the procedure language.
+
+Values are immutable and hashable, because the exact-odds engine merges
+equal states: ints, bools, strings, tuples (lists), :class:`Record` and
+:class:`OutcomeValue`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+
+class Record:
+    """An immutable record (a unit, a table cell) with named fields."""
+
+    __slots__ = ("type_name", "_items", "_hash")
+
+    def __init__(self, type_name: str, items: "dict[str, Any] | tuple[tuple[str, Any], ...]"):
+        pairs = tuple(items.items()) if isinstance(items, dict) else tuple(items)
+        object.__setattr__(self, "type_name", type_name)
+        object.__setattr__(self, "_items", pairs)
+        object.__setattr__(self, "_hash", hash((type_name, pairs)))
+
+    def __setattr__(self, name, value):  # pragma: no cover - immutability guard
+        raise AttributeError("Record is immutable")
+
+    def get(self, name: str, default: Any = None) -> Any:
+        for key, value in self._items:
+            if key == name:
+                return value
+        return default
+
+    def has(self, name: str) -> bool:
+        return any(key == name for key, _ in self._items)
+
+    def items(self) -> tuple[tuple[str, Any], ...]:
+        return self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key, _ in self._items)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Record) and self.type_name == other.type_name and self._items == other._items
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self._items)
+        return f"{self.type_name}({inner})"
+
+
+@dataclass(frozen=True)
+class OutcomeValue:
+    """What a procedure ends with: a name and fields."""
+
+    name: str
+    fields: tuple[tuple[str, Any], ...] = ()
+
+    def get(self, name: str, default: Any = None) -> Any:
+        for key, value in self.fields:
+            if key == name:
+                return value
+        return default
+
+    def fields_dict(self) -> dict[str, Any]:
+        return dict(self.fields)
+
+
+def to_plain(value: Any) -> Any:
+    """A value as JSON-ready Python data."""
+    if isinstance(value, Record):
+        return {key: to_plain(item) for key, item in value.items()}
+    if isinstance(value, OutcomeValue):
+        return {"name": value.name, "fields": {k: to_plain(v) for k, v in value.fields}}
+    if isinstance(value, (tuple, list, frozenset)):
+        return [to_plain(item) for item in value]
+    return value
+
+
+def show(value: Any) -> str:
+    """A value as a player would write it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, tuple):
+        return "[" + ", ".join(show(item) for item in value) + "]"
+    if isinstance(value, Record):
+        code = value.get("code")
+        if isinstance(code, str) and code:
+            return code
+        return "{" + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, OutcomeValue):
+        inner = ", ".join(f"{k} = {show(v)}" for k, v in value.fields)
+        return f"{value.name}({inner})" if inner else value.name
+    return str(value)
+
+
+# ---- static types -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Type:
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class AnyType(Type):
+    def describe(self) -> str:
+        return "any"
+
+
+@dataclass(frozen=True)
+class IntType(Type):
+    low: int | None = None
+    high: int | None = None
+
+    def describe(self) -> str:
+        return "int"
+
+
+@dataclass(frozen=True)
+class BoolType(Type):
+    def describe(self) -> str:
+        return "bool"
+
+
+@dataclass(frozen=True)
+class StrType(Type):
+    """A string; ``values`` set for an enum."""
+
+    values: tuple[str, ...] | None = None
+
+    def describe(self) -> str:
+        return "enum(" + ", ".join(self.values) + ")" if self.values else "str"
+
+
+@dataclass(frozen=True)
+class ListType(Type):
+    element: Type
+    max_items: int | None = None
+
+    def describe(self) -> str:
+        return f"list of {self.element.describe()}"
+
+
+@dataclass(frozen=True)
+class RecordType(Type):
+    name: str
+    fields: tuple[tuple[str, Type], ...]
+    # Field defaults for values built from input (name -> value); not part of the type's identity.
+    defaults: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    descriptions: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def field(self, name: str) -> Type | None:
+        for key, value in self.fields:
+            if key == name:
+                return value
+        return None
+
+    def describe(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class OutcomeType(Type):
+    """The outcome of a procedure: ``.outcome`` is its name, other fields by name."""
+
+    procedure: str
+    fields: tuple[tuple[str, Type], ...]
+
+    def field(self, name: str) -> Type | None:
+        if name == "outcome":
+            return StrType()
+        for key, value in self.fields:
+            if key == name:
+                return value
+        return None
+
+    def describe(self) -> str:
+        return f"outcome of {self.procedure}"
+
+
+ANY = AnyType()
+INT = IntType()
+BOOL = BoolType()
+STR = StrType()
+
+
+def base_kind(t: Type) -> str:
+    """'int', 'bool', 'str', 'list', 'record', 'outcome' or 'any'."""
+    if isinstance(t, IntType):
+        return "int"
+    if isinstance(t, BoolType):
+        return "bool"
+    if isinstance(t, StrType):
+        return "str"
+    if isinstance(t, ListType):
+        return "list"
+    if isinstance(t, (RecordType, OutcomeType)):
+        return "record"
+    return "any"
+
+
+def compatible(expected: Type, actual: Type) -> bool:
+    """Could a value of type ``actual`` be used where ``expected`` is wanted?"""
+    a, b = base_kind(expected), base_kind(actual)
+    if "any" in (a, b):
+        return True
+    if a != b:
+        return False
+    if a == "list":
+        return compatible(expected.element, actual.element)
+    return True
+
+
+def type_of_value(value: Any) -> Type:
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return INT
+    if isinstance(value, str):
+        return STR
+    if isinstance(value, tuple):
+        element = type_of_value(value[0]) if value else ANY
+        return ListType(element)
+    return ANY

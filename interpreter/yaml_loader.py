@@ -1,0 +1,342 @@
+"""Load a ruleset's YAML safely, with a position for every value.
+
+Rulesets come from strangers, so this module never calls ``yaml.load``: it
+reads PyYAML's *event stream* (libyaml's C parser when available) and builds
+plain dicts, lists and scalars with its own explicit stack, without recursion.
+While reading it enforces size, depth, node and scalar limits and rejects
+anchors, aliases, tags, duplicate keys, non-string keys, several documents and
+plain values that YAML 1.1 reads differently from YAML 1.2 (``NO``, ``010``,
+``1:30``, ``2001-12-14``, ``.nan`` ...).  Every problem becomes a positioned
+:class:`Diagnostic`; :func:`load_yaml` raises them all in one
+:class:`RulesetError`.
+
+Positions are 1-based.  A block scalar's value mark is its ``|``/``>``
+indicator; its first content line is the line after that mark.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+import yaml
+from yaml.reader import ReaderError
+
+from .errors import Diagnostic, DiagnosticList, RulesetError, Source
+
+
+@dataclass(frozen=True)
+class YamlLimits:
+    """Resource limits for one file, checked before and while parsing."""
+
+    max_bytes: int = 5_000_000
+    max_depth: int = 64
+    max_nodes: int = 500_000
+    max_scalar_chars: int = 1_000_000
+    max_diagnostics: int = 100
+
+
+DEFAULT_LIMITS = YamlLimits()
+# libyaml's parser when PyYAML was built with it, else the pure-Python one.
+YAML_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A 1-based position, as editors show it."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class LoadedYaml:
+    """The data of one YAML file plus the positions of its keys and values."""
+
+    source: Source
+    data: object
+    value_marks: Mapping[tuple, Mark]
+    key_marks: Mapping[tuple, Mark]
+    styles: Mapping[tuple, str]
+
+    def mark(self, path) -> Mark:
+        """Start of the value at the longest existing prefix of ``path``."""
+        path = tuple(path)
+        for end in range(len(path), -1, -1):
+            found = self.value_marks.get(path[:end])
+            if found is not None:
+                return found
+        return Mark(1, 1)
+
+    def key_mark(self, path) -> Mark:
+        """Start of the key naming ``path``'s last element, else :meth:`mark`."""
+        return self.key_marks.get(tuple(path)) or self.mark(path)
+
+    def diagnostic(self, path, message: str, *, at_key: bool = False) -> Diagnostic:
+        """A diagnostic pointing at the value (or key) at ``path``."""
+        where = self.key_mark(path) if at_key else self.mark(path)
+        return self.source.diagnostic(where.line, where.column, message)
+
+
+_TIMESTAMP = (r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+              r"(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+              r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?")
+# Plain scalars that YAML 1.1 (PyYAML, yaml.v2, ...) and YAML 1.2 read differently.
+_AMBIGUOUS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), reading) for pattern, reading in (
+        (r"(?i:y|yes|on)", "YAML 1.1 reads it as true"),
+        (r"(?i:n|no|off)", "YAML 1.1 reads it as false"),
+        (r"[-+]?\.(?:nan|NaN|NAN|inf|Inf|INF)", "YAML reads it as a non-finite float"),
+        (r"<<", "YAML 1.1 reads it as a merge key"),
+        (r"=", "YAML 1.1 reads it as a value key"),
+        (_TIMESTAMP, "YAML 1.1 reads it as a date"),
+        (r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?", "YAML 1.1 reads it as a base-60 number"),
+        (r"[-+]?0x[0-9a-fA-F_]+", "YAML reads it as a hexadecimal number"),
+        (r"[-+]?0o[0-7_]+", "YAML 1.2 reads it as an octal number"),
+        (r"[-+]?0b[01_]+", "YAML 1.1 reads it as a binary number"),
+        (r"[-+]?(?=[0-9._]*_)(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+][0-9]+)?",
+         "YAML 1.1 reads it as a number, ignoring '_'"),
+        (r"[-+]?0[0-9]+", "YAML 1.1 reads it as an octal number"),
+    ))
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_KINDS = {type(None): "null", bool: "a boolean", int: "an integer", float: "a number"}
+
+
+def _show(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def _resolve_plain(text: str) -> tuple[object, str | None]:
+    """YAML 1.2 core resolution of a plain scalar, restricted; (value, problem)."""
+    for pattern, reading in _AMBIGUOUS:
+        if pattern.fullmatch(text):
+            return text, f"ambiguous plain value {_show(text)} ({reading}): quote it"
+    if text in _NULLS:
+        return None, None
+    if text in _BOOLS:
+        return _BOOLS[text], None
+    try:
+        if _INT.fullmatch(text):
+            return int(text), None
+        if _FLOAT.fullmatch(text) and math.isfinite(number := float(text)):
+            return number, None
+    except ValueError:
+        pass  # more digits than int() converts
+    if _FLOAT.fullmatch(text):
+        return text, f"number {_show(text)} is out of range: quote it if it is text"
+    return text, None
+
+
+def _yaml_mark(mark) -> Mark:
+    """A 1-based Mark from PyYAML's or libyaml's 0-based mark."""
+    return Mark(mark.line + 1, mark.column + 1)
+
+
+def _offset_mark(text: str, index: int) -> Mark:
+    """The position of character ``index`` of ``text``."""
+    before = text[:max(index, 0)]
+    return Mark(before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1)
+
+
+@dataclass(slots=True)
+class _Frame:
+    """An open mapping or sequence; ``path`` is None inside a discarded subtree."""
+
+    container: dict | list
+    path: tuple | None
+    key: str | None = None  # the pending key; None with has_key: discard the value
+    has_key: bool = False
+    key_lines: dict[str, int] = field(default_factory=dict)  # key -> line of first use
+
+
+class _Builder:
+    """Turns an event stream into data and marks, collecting diagnostics."""
+
+    def __init__(self, source: Source, limits: YamlLimits) -> None:
+        self.source, self.limits = source, limits
+        self.diags = DiagnosticList()
+        self.stack: list[_Frame] = []
+        self.root: object = None
+        self.value_marks: dict[tuple, Mark] = {(): Mark(1, 1)}
+        self.key_marks: dict[tuple, Mark] = {}
+        self.styles: dict[tuple, str] = {}
+        self.documents = self.nodes = 0
+
+    def error(self, mark: Mark, message: str) -> None:
+        self.diags.add(self.source.diagnostic(mark.line, mark.column, message))
+
+    def run(self, loader: type) -> None:
+        """Read all events, stopping at the first fatal problem."""
+        events = yaml.parse(self.source.text, Loader=loader)
+        try:
+            while len(self.diags.items) < self.limits.max_diagnostics:
+                try:
+                    event = next(events)
+                except StopIteration:
+                    return
+                except yaml.YAMLError as exc:
+                    return self.yaml_error(exc, loader)
+                except UnicodeEncodeError as exc:  # libyaml: lone surrogates
+                    return self.error(_offset_mark(self.source.text, exc.start),
+                                      f"unacceptable character #x{ord(exc.object[exc.start]):04x}: {exc.reason}")
+                except (ValueError, TypeError) as exc:
+                    return self.error(Mark(1, 1), f"cannot read YAML: {exc}")
+                if not self.handle(event):
+                    return
+        finally:
+            events.close()
+
+    def yaml_error(self, exc: yaml.YAMLError, loader: type) -> None:
+        """Report a scanner, parser or reader error at its position."""
+        if isinstance(exc, ReaderError):
+            index = exc.position
+            if loader.__module__ == "yaml.cyaml":  # libyaml counts UTF-8 bytes
+                raw = self.source.text.encode("utf-8", "surrogatepass")[:index]
+                index = len(raw.decode("utf-8", "ignore"))
+            char = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+            return self.error(_offset_mark(self.source.text, index),
+                              f"unacceptable character {char}: {exc.reason}")
+        if isinstance(exc, yaml.MarkedYAMLError):
+            at = exc.problem_mark or exc.context_mark
+            message = f"YAML syntax error: {exc.problem or exc.context or 'invalid YAML'}"
+            if exc.problem and exc.context and exc.context_mark:
+                cm = exc.context_mark
+                message += f" ({exc.context} at line {cm.line + 1}, column {cm.column + 1})"
+            where = _yaml_mark(at) if at else Mark(1, 1)
+            return self.error(where, message)
+        self.error(Mark(1, 1), f"YAML error: {exc}")
+
+    def handle(self, event: yaml.Event) -> bool:
+        """Process one event; False stops reading (a fatal problem)."""
+        if isinstance(event, yaml.CollectionEndEvent):
+            self.stack.pop()
+            return True
+        if isinstance(event, yaml.DocumentStartEvent):
+            self.documents += 1
+            if self.documents > 1:
+                self.error(_yaml_mark(event.start_mark), "only one YAML document is allowed per file")
+            return self.documents == 1
+        if not isinstance(event, yaml.NodeEvent):
+            return True  # stream start/end, document end
+        mark = _yaml_mark(event.start_mark)
+        self.nodes += 1
+        if self.nodes > self.limits.max_nodes:
+            self.error(mark, f"too many values: the limit is {self.limits.max_nodes}")
+            return False
+        if event.anchor is not None:
+            found = f"alias '*{event.anchor}'" if isinstance(event, yaml.AliasEvent) else f"anchor '&{event.anchor}'"
+            self.error(mark, f"anchors and aliases are not allowed (found {found}); use extends: to reuse a ruleset")
+        tag = getattr(event, "tag", None)
+        if tag is not None:
+            shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+            self.error(mark, f"tags are not allowed (found {shown!r})")
+        top = self.stack[-1] if self.stack else None
+        as_key = top is not None and isinstance(top.container, dict) and not top.has_key
+        if isinstance(event, yaml.ScalarEvent):
+            if as_key:
+                self.take_key(top, self.key_text(event, mark), mark)
+                return True
+            path = self.attach(self.scalar(event, mark), mark)
+            if path is not None:
+                self.styles[path] = event.style or "plain"
+        elif isinstance(event, yaml.AliasEvent):
+            if as_key:
+                self.take_key(top, None, mark)
+            else:
+                self.attach(None, mark)
+        else:
+            if len(self.stack) >= self.limits.max_depth:
+                self.error(mark, f"nesting deeper than {self.limits.max_depth} levels is not allowed")
+                return False
+            container: dict | list = {} if isinstance(event, yaml.MappingStartEvent) else []
+            if as_key:
+                kind = "a mapping" if isinstance(container, dict) else "a sequence"
+                self.error(mark, f"keys must be strings, not {kind}")
+                self.take_key(top, None, mark)
+                path = None
+            else:
+                path = self.attach(container, mark)
+            self.stack.append(_Frame(container, path))
+        return True
+
+    def scalar(self, event: yaml.ScalarEvent, mark: Mark) -> object:
+        """The value of a scalar: quoted and block scalars are str."""
+        text = event.value
+        if len(text) > self.limits.max_scalar_chars:
+            self.error(mark, f"value is {len(text)} characters long; the limit is {self.limits.max_scalar_chars}")
+            return ""
+        if event.style:
+            return text
+        value, problem = _resolve_plain(text)
+        if problem:
+            self.error(mark, problem)
+        return value
+
+    def key_text(self, event: yaml.ScalarEvent, mark: Mark) -> str | None:
+        """The key a scalar names: always its text, never a resolved value.
+
+        Keys are names (a row heading "1", a mission "on"), so a plain key
+        is read as written and YAML 1.1's readings of it cannot bite; only
+        the merge key ``<<`` and an empty key are refused.
+        """
+        text = event.value
+        if len(text) > self.limits.max_scalar_chars:
+            self.error(mark, f"key is {len(text)} characters long; the limit is {self.limits.max_scalar_chars}")
+            return None
+        if not event.style and text in ("<<", ""):
+            self.error(mark, "merge keys (<<) are not allowed; use extends: to reuse a ruleset" if text else "empty key")
+            return None
+        return text
+
+    def take_key(self, top: _Frame, key: str | None, mark: Mark) -> None:
+        """Record the pending key of mapping ``top``; None discards its value."""
+        top.has_key = True
+        if key is not None:
+            first = top.key_lines.get(key)
+            if first is not None:
+                self.error(mark, f"duplicate key {_show(key)} (first defined at line {first})")
+                key = None
+            else:
+                top.key_lines[key] = mark.line
+                if top.path is not None:
+                    self.key_marks[top.path + (key,)] = mark
+        top.key = key
+
+    def attach(self, value: object, mark: Mark) -> tuple | None:
+        """Store a new node in its parent; return its path (None if discarded)."""
+        if not self.stack:
+            self.root, path = value, ()
+        else:
+            top = self.stack[-1]
+            if isinstance(top.container, list):
+                path = None if top.path is None else top.path + (len(top.container),)
+                top.container.append(value)
+            else:
+                key, top.key, top.has_key = top.key, None, False
+                if key is None:
+                    return None
+                top.container[key] = value
+                path = None if top.path is None else top.path + (key,)
+        if path is not None:
+            self.value_marks[path] = mark
+        return path
+
+
+def load_yaml(source: Source, limits: YamlLimits = DEFAULT_LIMITS) -> LoadedYaml:
+    """Parse one YAML document safely; raise RulesetError listing every problem found."""
+    size = len(source.text)
+    if size <= limits.max_bytes < 4 * size:  # only encode when it can matter
+        size = len(source.text.encode("utf-8", "surrogatepass"))
+    if size > limits.max_bytes:
+        raise RulesetError(source.diagnostic(1, 1, f"file is larger than {limits.max_bytes} bytes"))
+    builder = _Builder(source, limits)
+    builder.run(YAML_LOADER)
+    builder.diags.raise_if_any(RulesetError)
+    return LoadedYaml(source, builder.root, MappingProxyType(builder.value_marks),
+                      MappingProxyType(builder.key_marks), MappingProxyType(builder.styles))
