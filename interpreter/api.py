@@ -177,4 +177,127 @@ def odds(
     result = executor.run_procedure(compiled, prepared)
     outcomes = [(outcome, Fraction(weight, result.denom)) for outcome, weight in result.weights.items() if weight]
     outcomes.sort(key=lambda item: (-item[1], item[0].name, repr(item[0].fields)))
-    return Distribution(ruleset.name, procedure, prepared, tuple(outcomes))
+    # Every path ends in an outcome (checked at load), so the mass missing from
+    # the outcomes is exactly what `while` bounds dropped.
+    truncated = 1 - Fraction(sum(result.weights.values()), result.denom) if result.weights else Fraction(1)
+    return Distribution(ruleset.name, procedure, prepared, tuple(outcomes), truncated)
+
+
+def reachable_choices(ruleset: Ruleset, procedure: str) -> list:
+    """Choices of ``procedure`` and of every procedure it may resolve, by name, in order."""
+    seen_procedures, found = set(), {}
+    pending = [procedure]
+    while pending:
+        name = pending.pop()
+        if name in seen_procedures:
+            continue
+        seen_procedures.add(name)
+        compiled = ruleset.compiled[name]
+        for choice in compiled.choices:
+            found.setdefault(choice.name, choice)
+        pending.extend(call.procedure for call in _calls(compiled.body))
+    return list(found.values())
+
+
+def _calls(block: ir.Block):
+    stack = list(block.statements)
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, ir.CallProcedure):
+            yield statement
+        elif isinstance(statement, ir.IfIR):
+            stack.extend(s for _, body in statement.branches for s in body.statements)
+            if statement.otherwise is not None:
+                stack.extend(statement.otherwise.statements)
+        elif isinstance(statement, (ir.Loop, ir.WhileLoop)):
+            stack.extend(statement.body.statements)
+
+
+def odds_by_choice(
+    ruleset: Ruleset,
+    procedure: str,
+    inputs: Mapping[str, Any] | None = None,
+    *,
+    choices: Mapping[str, str] | None = None,
+    max_combinations: int = 64,
+    limits: ExecutionLimits = ExecutionLimits(),
+) -> list[tuple[dict[str, str], Distribution]]:
+    """One distribution per combination of the choices left open (fixed ones stay fixed)."""
+    import itertools
+
+    fixed = dict(choices or {})
+    open_choices = [c for c in reachable_choices(ruleset, procedure) if c.name not in fixed]
+    combinations = 1
+    for choice in open_choices:
+        combinations *= len(choice.options)
+    if not open_choices or combinations > max_combinations:
+        return [(fixed, odds(ruleset, procedure, inputs, choices=fixed, limits=limits))]
+    results = []
+    for options in itertools.product(*(c.options for c in open_choices)):
+        chosen = {**fixed, **{c.name: o for c, o in zip(open_choices, options)}}
+        results.append((chosen, odds(ruleset, procedure, inputs, choices=chosen, limits=limits)))
+    return results
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Outcome counts from repeated seeded plays (Monte Carlo)."""
+
+    ruleset: str
+    procedure: str
+    inputs: Mapping[str, Any]
+    seed: int
+    trials: int
+    counts: tuple[tuple[OutcomeValue, int], ...]  # most frequent first
+
+    def to_json(self) -> dict:
+        return {
+            "ruleset": self.ruleset,
+            "procedure": self.procedure,
+            "inputs": {k: to_plain(v) for k, v in self.inputs.items()},
+            "seed": self.seed,
+            "trials": self.trials,
+            "outcomes": [
+                {"name": o.name, "fields": {k: to_plain(v) for k, v in o.fields}, "count": c, "p": c / self.trials}
+                for o, c in self.counts
+            ],
+        }
+
+
+def monte_carlo(
+    ruleset: Ruleset,
+    procedure: str,
+    inputs: Mapping[str, Any] | None = None,
+    *,
+    trials: int,
+    seed: int | None = None,
+    choices: Mapping[str, str] | None = None,
+    progress=None,
+    limits: ExecutionLimits = ExecutionLimits(),
+) -> Sample:
+    """Resolve ``procedure`` ``trials`` times with one seeded stream of dice."""
+    compiled = procedure_of(ruleset, procedure)
+    prepared = prepare_inputs(compiled, inputs or {}, choices)
+    if seed is None:
+        seed = fresh_seed(SEED_BITS)
+    source = SeededDice(seed)
+    source.rolled = _Discard()
+    executor = Executor(ruleset, dice=source, choices=choices, trace=False, limits=limits)
+    counts: dict[OutcomeValue, int] = {}
+    step = max(trials // 100, 1)
+    run = executor.run_procedure
+    for trial in range(trials):
+        executor.steps = 0
+        (outcome,) = run(compiled, prepared).weights
+        counts[outcome] = counts.get(outcome, 0) + 1
+        if progress is not None and trial % step == 0:
+            progress(trial, trials)
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0].name, repr(item[0].fields)))
+    return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(ordered))
+
+
+class _Discard(list):
+    """A list that keeps nothing: Monte Carlo does not record every die."""
+
+    def append(self, item) -> None:
+        pass

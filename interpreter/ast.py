@@ -214,6 +214,13 @@ class For(Stmt):
 
 
 @dataclass(frozen=True)
+class While(Stmt):
+    condition: Expr
+    limit: Expr
+    body: "Block"
+
+
+@dataclass(frozen=True)
 class Break(Stmt):
     pass
 

@@ -17,7 +17,7 @@ from . import ast
 from .errors import DiagnosticList, RulesetError
 from .inputs import CoercionError, coerce
 from .parser import TextOrigin, parse_expression, parse_procedure
-from .ruleset import MISSING, Choice, Constant, InputSpec, ModifierEntry, ModifierList, Note, Procedure, Ruleset, frozen_mapping
+from .ruleset import MISSING, Choice, Constant, Example, InputSpec, ModifierEntry, ModifierList, Note, Procedure, Ruleset, frozen_mapping
 from .tables import Axis, Heading, Table, coverage_problems, dice_range, parse_numeric_label, parse_rolls, uncovered_totals
 from .values import ANY, BOOL, INT, STR, IntType, ListType, Record, RecordType, StrType, Type
 from .yaml_loader import LoadedYaml
@@ -72,6 +72,7 @@ class Builder:
     def build(self) -> Ruleset:
         sections: dict[str, dict[str, Located]] = {name: {} for name in MERGED_SECTIONS}
         notes: list[Note] = []
+        examples: list[Example] = []
         for doc in self.documents:
             data = doc.data if isinstance(doc.data, dict) else {}
             for section in MERGED_SECTIONS:
@@ -87,6 +88,8 @@ class Builder:
                     sections[section][name] = Located(doc, (section, name), value)
             for note in data.get("notes") or ():
                 notes.append(Note(note["topic"], note["text"], note.get("seed", ""), note.get("variant", "")))
+            for index, example in enumerate(data.get("examples") or ()):
+                examples.append(self._example(doc, ("examples", index), example, examples))
         self._check_section_names(sections)
         constants = {name: self._constant(name, item) for name, item in sections["constants"].items()}
         self._build_records(sections["types"])
@@ -115,6 +118,7 @@ class Builder:
             modifiers=frozen_mapping(modifiers),
             procedures=frozen_mapping(procedures),
             notes=tuple(notes),
+            examples=tuple(examples),
         )
 
     def _check_section_names(self, sections: dict[str, dict[str, Located]]) -> None:
@@ -126,6 +130,26 @@ class Builder:
                     self.error(item.doc, item.path, f"'{name}' names both a {seen[name]} and a {section[:-1]}; use distinct names", at_key=True)
                 else:
                     seen[name] = section[:-1]
+
+    def _example(self, doc: LoadedYaml, path: tuple, data: dict, earlier: list[Example]) -> Example:
+        if any(e.name == data["name"] for e in earlier):
+            self.error(doc, path + ("name",), f"example '{data['name']}' is defined twice; names must be unique")
+        marks = {}
+        for key in ("procedure", "inputs", "choices", "dice", "expect", "violation", "odds"):
+            if key in data:
+                marks[key] = pos_of(doc, path + (key,))
+        for name in data.get("inputs") or {}:
+            marks[f"inputs.{name}"] = pos_of(doc, path + ("inputs", name))
+            marks[f"inputs.{name}.key"] = pos_of(doc, path + ("inputs", name), at_key=True)
+        for name in data.get("choices") or {}:
+            marks[f"choices.{name}"] = pos_of(doc, path + ("choices", name))
+        for field_name in (data.get("expect") or {}).get("fields") or {}:
+            marks[f"expect.fields.{field_name}"] = pos_of(doc, path + ("expect", "fields", field_name))
+        if "expect" in data:
+            marks["expect.outcome"] = pos_of(doc, path + ("expect", "outcome"))
+        for index, _ in enumerate(data.get("odds") or ()):
+            marks[f"odds.{index}"] = pos_of(doc, path + ("odds", index, "probability"))
+        return Example(data["name"], data["procedure"], data.get("rule", ""), frozen_mapping(data), pos_of(doc, path + ("name",)), frozen_mapping(marks))
 
     # ---- constants and types ------------------------------------------------------
 

@@ -234,9 +234,20 @@ class Checker:
             body = self._block(statement.body, body_scope)
             self.loop_depth -= 1
             return [ir.Loop(statement.pos, statement.var, var_slot, sequence_slot, index_slot, iterable, body)]
+        if isinstance(statement, ast.While):
+            no_dice = _Context(None, "a loop's condition and limit cannot roll dice: roll into a variable inside the loop")
+            condition, condition_type = self._expr(statement.condition, scope, no_dice)
+            self._expect(statement.condition, condition_type, BOOL, "a `while` condition")
+            limit, limit_type = self._expr(statement.limit, scope, no_dice)
+            self._expect(statement.limit, limit_type, INT, "a `while` limit")
+            count_slot, limit_slot = self._alloc(None), self._alloc(None)
+            self.loop_depth += 1
+            body = self._block(statement.body, _Scope(scope))
+            self.loop_depth -= 1
+            return [ir.WhileLoop(statement.pos, condition, limit, count_slot, limit_slot, body)]
         if isinstance(statement, ast.Break):
             if self.loop_depth == 0:
-                self.error(statement.pos, "`break` outside a `for` loop")
+                self.error(statement.pos, "`break` outside a loop")
             return [statement]
         if isinstance(statement, ast.Outcome):
             fields = []
@@ -675,7 +686,7 @@ def _walk_statements(block: ast.Block) -> Iterable[ast.Stmt]:
                 stack.extend(reversed(body.statements))
             if statement.otherwise is not None:
                 stack.extend(reversed(statement.otherwise.statements))
-        elif isinstance(statement, ast.For):
+        elif isinstance(statement, (ast.For, ast.While)):
             stack.extend(reversed(statement.body.statements))
 
 

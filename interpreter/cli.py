@@ -92,6 +92,9 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
     listing = sub.add_parser("list", help="tables, modifier lists, constants and procedures with their inputs")
     listing.add_argument("ruleset", metavar="RULESET")
 
+    test = sub.add_parser("test", help="run the rulesets' examples (rule tests)")
+    test.add_argument("rulesets", nargs="*", metavar="RULESET", help="a path or a bundled name (every bundled one when none is named)")
+
     show = sub.add_parser("show", help="a table as printed (or a modifier list, or a procedure's text)")
     show.add_argument("ruleset", metavar="RULESET")
     show.add_argument("name", metavar="TABLE")
@@ -109,6 +112,7 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
             dice.add_argument("--seed", metavar="N", help="seed for random dice (replays a resolution)")
             dice.add_argument("--dice", metavar="4,2,6", help="scripted die faces, in order")
             command.add_argument("--trace", action="store_true", help="every step with its rule and source line")
+            command.add_argument("--n", metavar="TRIALS", help="Monte Carlo: resolve TRIALS times (seeded) and print the empirical distribution")
     return parser
 
 
@@ -125,7 +129,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             except SystemExit as exit_:
                 return int(exit_.code or 0)
         args = parser.parse_args(argv)
-        handler = {"check": _check, "list": _list, "show": _show, "run": _run, "odds": _odds}[args.command]
+        handler = {"check": _check, "test": _test, "list": _list, "show": _show, "run": _run, "odds": _odds}[args.command]
         return handler(args, command_line, stdout, stderr)
     except UsageError as error:
         print(error.format(), file=stderr)
@@ -169,6 +173,28 @@ def _check(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> i
             f"{len(ruleset.procedures)} procedures ({ruleset.path})",
             file=stdout,
         )
+    return 1 if failed else 0
+
+
+def _test(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .examples import run_examples
+    from .resources import bundled_names
+
+    names = args.rulesets or bundled_names()
+    passed = failed = 0
+    for name in names:
+        ruleset = _load(name, command_line)
+        for result in run_examples(ruleset):
+            where = f"{result.example.pos.source.name}:{result.example.pos.line}"
+            if result.passed:
+                passed += 1
+                print(f"ok   {ruleset.name}: {result.example.name} ({where})", file=stdout)
+            else:
+                failed += 1
+                print(f"FAIL {ruleset.name}: {result.example.name} ({where})", file=stdout)
+                for problem in result.problems:
+                    print(problem.format(), file=stderr)
+    print(f"{passed} passed, {failed} failed", file=stdout)
     return 1 if failed else 0
 
 
@@ -220,6 +246,11 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     choices = _gather_choices(procedure, args, command_line)
     seed = _parse_seed(args.seed, command_line) if args.seed is not None else None
     dice = _parse_dice(args.dice, command_line) if args.dice is not None else None
+    if args.n is not None:
+        trials = _parse_count(args.n, "--n", command_line)
+        if dice is not None:
+            raise command_line.error(command_line.find(args.dice, "--dice"), "--n draws its own dice: give --seed, not --dice")
+        return _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout, stderr)
     try:
         resolution = resolve(ruleset, args.procedure, inputs, seed=seed, dice=dice, choices=choices)
     except DiceScriptError as error:
@@ -237,20 +268,62 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     return 0
 
 
+def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, stderr: TextIO) -> int:
+    from .api import monte_carlo
+    from .render import render_sample
+
+    show_progress = trials >= 10_000 and stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r{done * 100 // total:3d}% of {total} trials", end="", file=stderr, flush=True)
+
+    sample = monte_carlo(ruleset, args.procedure, inputs, trials=trials, seed=seed, choices=choices, progress=progress if show_progress else None)
+    if show_progress:
+        print("\r" + " " * 40 + "\r", end="", file=stderr)
+    if args.json:
+        print(json.dumps(sample.to_json(), indent=2), file=stdout)
+    else:
+        print(render_sample(sample), file=stdout)
+    return 0
+
+
 def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
-    from .api import odds
+    from .api import odds_by_choice
     from .render import render_distribution
 
     ruleset = _load(args.ruleset, command_line)
     procedure = _procedure(ruleset, args.procedure, command_line)
     inputs = _gather_inputs(procedure, args, command_line)
     choices = _gather_choices(procedure, args, command_line)
-    distribution = odds(ruleset, args.procedure, inputs, choices=choices)
+    results = odds_by_choice(ruleset, args.procedure, inputs, choices=choices)
+    open_names = [name for name in results[0][0] if name not in choices] if len(results) > 1 else []
     if args.json:
-        print(json.dumps(distribution.to_json(), indent=2), file=stdout)
-    else:
+        # The top-level distribution follows the choices given (defaults for the rest);
+        # with open choices, by_choice holds one distribution per combination.
+        from .api import odds
+
+        document = odds(ruleset, args.procedure, inputs, choices=choices).to_json()
+        if open_names:
+            document["by_choice"] = [
+                {"choices": chosen, **{k: v for k, v in d.to_json().items() if k in ("outcomes", "truncated")}} for chosen, d in results
+            ]
+        print(json.dumps(document, indent=2), file=stdout)
+        return 0
+    for index, (chosen, distribution) in enumerate(results):
+        if index:
+            print(file=stdout)
+        if open_names:
+            print("with " + ", ".join(f"{name} = {chosen[name]}" for name in open_names) + ":", file=stdout)
         print(render_distribution(distribution), file=stdout)
     return 0
+
+
+def _parse_count(text: str, flag: str, command_line: CommandLine) -> int:
+    index = command_line.find(text, flag)
+    stripped = text.strip()
+    if not stripped.isdigit() or not stripped.isascii() or int(stripped) < 1:
+        raise command_line.error(index, f"{flag} takes a whole number of at least 1, not {text!r}", _offset(command_line, index, text))
+    return int(stripped)
 
 
 # ---- argument values -----------------------------------------------------------------------

@@ -122,6 +122,7 @@ class Executor:
         self.trace: list[TraceEvent] | None = [] if trace else None
         self.limits = limits
         self.steps = 0
+        self.dropped = 0  # states dropped at a `while` bound (exact mode)
         self._dice_memo: dict[tuple[int, int], dict[int, int]] = {}
         self._call_memo: dict[tuple, Dist] = {}
         self._eval: dict[type, Callable] = {
@@ -201,6 +202,8 @@ class Executor:
             return self._if(statement, dist, frame)
         if kind is ir.Loop:
             return self._loop(statement, dist, frame)
+        if kind is ir.WhileLoop:
+            return self._while(statement, dist, frame)
         if kind is ir.OutcomeIR:
             return self._outcome(statement, dist, frame)
         if kind is ast.Break:
@@ -375,6 +378,45 @@ class Executor:
                 advanced[new] = advanced.get(new, 0) + weight
             current = Dist(advanced, body.normal.denom)
         flow.normal = _clear(exits, (var, seq, idx))
+        return flow
+
+    def _while(self, statement: ir.WhileLoop, dist: Dist, frame: _Frame) -> _Flow:
+        count_slot, limit_slot = statement.count_slot, statement.limit_slot
+        start: dict = {}
+        for env, weight in dist.weights.items():
+            limit = self.eval(statement.limit, env, frame)
+            if not isinstance(limit, int) or limit < 0 or limit > self.limits.max_range:
+                raise LimitExceeded(statement.limit.pos.diagnostic(f"a `while` limit must be 0 to {self.limits.max_range}, not {limit}"))
+            new = _put(_put(env, count_slot, 0), limit_slot, limit)
+            start[new] = start.get(new, 0) + weight
+        current = Dist(start, dist.denom)
+        flow = _Flow(Dist())
+        exits = Dist()
+        while current.weights:
+            running: dict = {}
+            done: dict = {}
+            for env, weight in current.weights.items():
+                if not self.eval(statement.condition, env, frame):
+                    done[env] = weight
+                elif env[count_slot] < env[limit_slot]:
+                    running[env] = weight
+                elif not self.exact:
+                    raise LimitExceeded(statement.pos.diagnostic(f"`while` loop ran past its limit of {env[limit_slot]} rounds"))
+                else:
+                    # Still looping at the bound: this mass is dropped and reported as truncated.
+                    self.dropped += 1
+            exits.absorb(Dist(done, current.denom))
+            if not running:
+                break
+            body = self.exec_block(statement.body, Dist(running, current.denom), frame)
+            flow.finished.absorb(body.finished)
+            exits.absorb(body.broken)
+            advanced: dict = {}
+            for env, weight in body.normal.weights.items():
+                new = _put(env, count_slot, env[count_slot] + 1)
+                advanced[new] = advanced.get(new, 0) + weight
+            current = Dist(advanced, body.normal.denom)
+        flow.normal = _clear(exits, (count_slot, limit_slot))
         return flow
 
     def _outcome(self, statement: ir.OutcomeIR, dist: Dist, frame: _Frame) -> _Flow:

@@ -120,6 +120,15 @@ class Loop(ast.Stmt):
 
 
 @dataclass(frozen=True)
+class WhileLoop(ast.Stmt):
+    condition: ast.Expr
+    limit: ast.Expr
+    count_slot: int
+    limit_slot: int
+    body: Block
+
+
+@dataclass(frozen=True)
 class OutcomeIR(ast.Stmt):
     name: str
     fields: tuple[tuple[str, ast.Expr], ...]

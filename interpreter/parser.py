@@ -184,6 +184,11 @@ class _ToAst(Transformer_NonRecursive):
         return ast.For(self._pos(meta), str(var), iterable, body)
 
     @v_args(meta=True)
+    def while_stmt(self, meta, children):
+        condition, limit, body = children
+        return ast.While(self._pos(meta), condition, limit, body)
+
+    @v_args(meta=True)
     def break_stmt(self, meta, children):
         return ast.Break(self._pos(meta))
 

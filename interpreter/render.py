@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .api import Distribution, Resolution
+from .api import Distribution, Resolution, Sample
 from .ruleset import MISSING, ModifierList, Ruleset
 from .tables import Table
 from .values import IntType, show
@@ -132,3 +132,16 @@ def render_distribution(distribution: Distribution) -> str:
 
 def _fraction(p: Fraction) -> str:
     return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+
+
+def render_sample(sample: Sample) -> str:
+    lines = [f"{sample.ruleset} {sample.procedure}: {sample.trials} trials (seed {sample.seed})"]
+    if sample.inputs:
+        lines.append("inputs: " + ", ".join(f"{k} = {show(v)}" for k, v in sample.inputs.items()))
+    rows = []
+    for outcome, count in sample.counts:
+        share = count / sample.trials
+        rows.append([show(outcome), str(count), f"{share * 100:8.4f}%", "#" * round(share * BAR_WIDTH)])
+    if rows:
+        lines.extend("  " + line for line in _align(rows))
+    return "\n".join(lines)

@@ -108,6 +108,22 @@ class Note:
 
 
 @dataclass(frozen=True)
+class Example:
+    """A rule test: inputs, scripted dice or exact odds, and what must come out."""
+
+    name: str
+    procedure: str
+    rule: str
+    data: Mapping[str, Any]  # the example as written (inputs, choices, dice, expect, odds, violation)
+    pos: ast.Pos
+    # Positions of parts of the example, keyed like "inputs.zones", "expect", "odds.0".
+    marks: Mapping[str, ast.Pos] = field(default_factory=frozen_mapping)
+
+    def where(self, key: str) -> ast.Pos:
+        return self.marks.get(key, self.pos)
+
+
+@dataclass(frozen=True)
 class Ruleset:
     name: str
     title: str
@@ -121,5 +137,6 @@ class Ruleset:
     modifiers: Mapping[str, ModifierList] = field(default_factory=frozen_mapping)
     procedures: Mapping[str, Procedure] = field(default_factory=frozen_mapping)
     notes: tuple[Note, ...] = ()
+    examples: tuple[Example, ...] = ()
     # Filled by the checker: procedure name -> compiled program (see ir.py).
     compiled: Mapping[str, Any] = field(default_factory=frozen_mapping)

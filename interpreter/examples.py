@@ -1,0 +1,128 @@
+"""Rule tests kept in the ruleset (``examples:``), run by ``wartable test``.
+
+An example resolves a procedure with given inputs and scripted dice and
+checks the outcome, or checks exact odds, or expects a rule violation.  A
+failure is reported at the line of the expectation that failed, so a modder
+testing a variant sees where.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .api import odds, prepare_inputs, resolve
+from .dice import DiceScriptError
+from .errors import Diagnostic, RuleViolation, UsageError, WartableError
+from .inputs import CoercionError, coerce
+from .ruleset import Example, Ruleset
+from .values import OutcomeValue, show, to_plain
+
+
+@dataclass(frozen=True)
+class ExampleResult:
+    example: Example
+    problems: tuple[Diagnostic, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+def run_examples(ruleset: Ruleset) -> list[ExampleResult]:
+    return [run_example(ruleset, example) for example in ruleset.examples]
+
+
+def run_example(ruleset: Ruleset, example: Example) -> ExampleResult:
+    problems: list[Diagnostic] = []
+    procedure = ruleset.compiled.get(example.procedure)
+    if procedure is None:
+        names = ", ".join(sorted(ruleset.compiled))
+        return ExampleResult(example, (example.where("procedure").diagnostic(f"no procedure '{example.procedure}' (procedures: {names})"),))
+    data = example.data
+    inputs = {}
+    for name, value in (data.get("inputs") or {}).items():
+        spec = procedure.input(name)
+        if spec is None:
+            known = ", ".join(s.name for s in procedure.inputs) or "none"
+            problems.append(example.where(f"inputs.{name}.key").diagnostic(f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})"))
+            continue
+        try:
+            inputs[name] = coerce(value, spec.type, f"input '{name}'")
+        except CoercionError as error:
+            problems.append(example.where(f"inputs.{name}").diagnostic(error.message))
+    choices = dict(data.get("choices") or {})
+    if problems:
+        return ExampleResult(example, tuple(problems))
+    try:
+        prepare_inputs(procedure, inputs, choices)
+    except UsageError as error:
+        return ExampleResult(example, tuple(example.where("inputs").diagnostic(d.message) for d in error.diagnostics))
+    if "expect" in data or "violation" in data:
+        problems.extend(_check_play(ruleset, example, inputs, choices))
+    if "odds" in data:
+        problems.extend(_check_odds(ruleset, example, inputs, choices))
+    if not any(key in data for key in ("expect", "violation", "odds")):
+        problems.append(example.pos.diagnostic("example checks nothing: give expect, violation or odds"))
+    return ExampleResult(example, tuple(problems))
+
+
+def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict) -> list[Diagnostic]:
+    data = example.data
+    dice = data.get("dice")
+    try:
+        play = resolve(ruleset, example.procedure, inputs, dice=dice if dice is not None else (), choices=choices)
+    except RuleViolation as violation:
+        message = violation.diagnostics[0].message
+        if "violation" in data:
+            if data["violation"] in message:
+                return []
+            return [example.where("violation").diagnostic(f"expected a violation containing {data['violation']!r}, got: {message}")]
+        return [example.where("expect").diagnostic(f"expected outcome {data['expect']['outcome']}, but a rule was violated: {message}")]
+    except DiceScriptError as error:
+        return [example.where("dice").diagnostic(error.message)]
+    if "violation" in data:
+        return [example.where("violation").diagnostic(f"expected a rule violation, got outcome {show(play.outcome)}")]
+    problems = []
+    expect = data["expect"]
+    if play.outcome.name != expect["outcome"]:
+        problems.append(example.where("expect.outcome").diagnostic(f"expected outcome {expect['outcome']}, got {show(play.outcome)}"))
+    else:
+        for field, wanted in (expect.get("fields") or {}).items():
+            missing = object()
+            actual = play.outcome.get(field, missing)
+            if actual is missing:
+                problems.append(example.where(f"expect.fields.{field}").diagnostic(f"outcome {play.outcome.name} has no field '{field}'"))
+            elif to_plain(actual) != wanted:
+                problems.append(example.where(f"expect.fields.{field}").diagnostic(f"expected {field} = {show_plain(wanted)}, got {show(actual)}"))
+    if dice is not None and play.unused_dice:
+        problems.append(example.where("dice").diagnostic(f"{play.unused_dice} of the scripted dice were not used"))
+    return problems
+
+
+def _check_odds(ruleset: Ruleset, example: Example, inputs: dict, choices: dict) -> list[Diagnostic]:
+    distribution = odds(ruleset, example.procedure, inputs, choices=choices)
+    problems = []
+    for index, item in enumerate(example.data["odds"]):
+        wanted = Fraction(str(item["probability"]))
+        fields = item.get("fields") or {}
+        actual = sum(
+            (p for outcome, p in distribution.outcomes if outcome.name == item["outcome"] and _fields_match(outcome, fields)), Fraction(0)
+        )
+        if actual != wanted:
+            problems.append(
+                example.where(f"odds.{index}").diagnostic(f"expected P({item['outcome']}) = {wanted}, got {actual} ({float(actual):.6g})")
+            )
+    return problems
+
+
+def _fields_match(outcome: OutcomeValue, fields: dict[str, Any]) -> bool:
+    missing = object()
+    return all(to_plain(outcome.get(k, missing)) == v for k, v in fields.items())
+
+
+def show_plain(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
