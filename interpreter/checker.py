@@ -36,8 +36,11 @@ from .values import (
     type_of_value,
 )
 
-AGGREGATES = {"all", "any", "count", "sum", "min", "max", "list"}
-BUILTINS = {"min", "max", "abs", "count", "sum", "all", "any", "dice", "ceil_div"}
+AGGREGATES = {"all", "any", "count", "sum", "min", "max", "list", "sort", "sort_desc"}
+BUILTINS = {
+    "min", "max", "abs", "count", "sum", "all", "any", "dice", "ceil_div",
+    "append", "replace_at", "remove_at", "with_field", "repeat",
+}
 
 
 def cell_type(table: Table) -> Type:
@@ -511,7 +514,50 @@ class Checker:
             for arg, t in zip(expr.args, types):
                 self._expect(arg.value, t, INT, "an argument of ceil_div()")
             return new, INT
-        raise AssertionError(name)  # pragma: no cover
+        return self._list_builtin(expr, new, name, types)
+
+    def _list_builtin(self, expr, new, name: str, types: list[Type]):
+        """append, replace_at, remove_at, repeat, with_field: new values, never mutation."""
+        arity = {"append": 2, "replace_at": 3, "remove_at": 2, "repeat": 2, "with_field": 3}[name]
+        usage = {
+            "append": "append(list, item)",
+            "replace_at": "replace_at(list, position, item)",
+            "remove_at": "remove_at(list, position)",
+            "repeat": "repeat(item, times)",
+            "with_field": 'with_field(record, "field", value)',
+        }[name]
+        if len(types) != arity:
+            self.error(expr.pos, f"{usage} takes {arity} arguments")
+            return new, ANY
+        args = [a.value for a in expr.args]
+        if name == "repeat":
+            self._expect(args[1], types[1], INT, "the count of repeat()")
+            return new, ListType(types[0])
+        if name == "with_field":
+            record_type = types[0]
+            if not isinstance(args[1], ast.StrLit):
+                self.error(args[1].pos, 'with_field needs the field name as a literal string: with_field(ship, "damaged", true)')
+                return new, record_type
+            if isinstance(record_type, RecordType):
+                field_type = record_type.field(args[1].value)
+                if field_type is None:
+                    self.error(args[1].pos, f"{record_type.describe()} has no field '{args[1].value}' (fields: {', '.join(n for n, _ in record_type.fields)})")
+                elif not compatible(field_type, types[2]):
+                    self.error(args[2].pos, f"field '{args[1].value}' holds {field_type.describe()}, not {types[2].describe()}")
+            elif base_kind(record_type) != "any":
+                self.error(args[0].pos, f"with_field needs a record, not {record_type.describe()}")
+            return new, record_type
+        list_type = types[0]
+        if base_kind(list_type) not in ("list", "any"):
+            self.error(args[0].pos, f"{name}() needs a list, not {list_type.describe()}")
+            return new, ANY
+        element = list_type.element if isinstance(list_type, ListType) else ANY
+        if name in ("replace_at", "remove_at"):
+            self._expect(args[1], types[1], INT, f"the position in {name}()")
+        item_type = types[-1] if name in ("append", "replace_at") else None
+        if item_type is not None and not compatible(element, item_type):
+            self.error(args[-1].pos, f"a {list_type.describe()} cannot hold {item_type.describe()}")
+        return new, list_type
 
     def _expect_list_of(self, expr, actual: Type, element: Type, function: str) -> None:
         if isinstance(actual, ListType):
@@ -549,6 +595,9 @@ class Checker:
             self._expect(expr.element, value_type, INT, f"what {function}() adds up or compares")
         elif function == "list":
             result = ListType(value_type)
+        elif function in ("sort", "sort_desc"):
+            self._expect(expr.element, value_type, INT, f"the key {function}() orders by")
+            result = ListType(element)
         return ir.AggregateIR(expr.pos, function, value, slot, collection, condition), result
 
     def _expr_Lookup(self, expr, scope, context):

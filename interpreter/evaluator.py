@@ -524,18 +524,43 @@ class Executor:
             if args[1] == 0:
                 raise RuleViolation(expr.pos.diagnostic("division by zero"))
             return -(-args[0] // args[1])
+        if name == "append":
+            return args[0] + (args[1],)
+        if name in ("replace_at", "remove_at"):
+            items, position = args[0], args[1]
+            if not 1 <= position <= len(items):
+                raise RuleViolation(expr.pos.diagnostic(f"position {position} is outside the list (1 to {len(items)})"))
+            tail = (args[2],) if name == "replace_at" else ()
+            return items[: position - 1] + tail + items[position:]
+        if name == "repeat":
+            if not 0 <= args[1] <= self.limits.max_range:
+                raise LimitExceeded(expr.pos.diagnostic(f"repeat() count must be 0 to {self.limits.max_range}, not {args[1]}"))
+            return (args[0],) * args[1]
+        if name == "with_field":
+            record, field_name, value = args
+            if not isinstance(record, Record) or not record.has(field_name):
+                raise RuleViolation(expr.pos.diagnostic(f"{show(record)} has no field '{field_name}'"))
+            return Record(record.type_name, tuple((k, value if k == field_name else v) for k, v in record.items()))
         raise AssertionError(name)  # pragma: no cover
 
     def _aggregate(self, expr: ir.AggregateIR, env: tuple, frame: _Frame) -> Any:
         collection = self.eval(expr.collection, env, frame)
         slot, values = expr.slot, []
         head, tail = env[:slot], env[slot + 1:]
+        function = expr.function
+        keyed = []
         for item in collection:
             inner = head + (item,) + tail
             if expr.condition is not None and not self.eval(expr.condition, inner, frame):
                 continue
-            values.append(inner if expr.function == "count" else self.eval(expr.element, inner, frame))
-        function = expr.function
+            if function in ("sort", "sort_desc"):
+                keyed.append((self.eval(expr.element, inner, frame), len(keyed), item))
+            else:
+                values.append(inner if function == "count" else self.eval(expr.element, inner, frame))
+        if function in ("sort", "sort_desc"):
+            # Stable: equal keys keep their order, descending or not.
+            keyed.sort(key=lambda k: ((-k[0]) if function == "sort_desc" else k[0], k[1]))
+            return tuple(item for _, _, item in keyed)
         if function == "all":
             return all(values)
         if function == "any":
