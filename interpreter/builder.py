@@ -38,23 +38,24 @@ class Located:
 def origin_for(doc: LoadedYaml, path: tuple) -> TextOrigin:
     """Where the text of the scalar at ``path`` starts, for DSL positions."""
     mark = doc.mark(path)
+    source = doc.source_of(mark)
     style = doc.styles.get(path, "plain")
     if style in ("|", ">"):
-        lines = doc.source.text.splitlines()
+        lines = source.text.splitlines()
         first_line = mark.line + 1
         indent = 0
         for line in lines[first_line - 1:]:
             if line.strip():
                 indent = len(line) - len(line.lstrip(" "))
                 break
-        return TextOrigin(doc.source, first_line, indent + 1, indent + 1)
+        return TextOrigin(source, first_line, indent + 1, indent + 1)
     column = mark.column + (1 if style in ("'", '"') else 0)
-    return TextOrigin(doc.source, mark.line, column, 1)
+    return TextOrigin(source, mark.line, column, 1)
 
 
 def pos_of(doc: LoadedYaml, path: tuple, *, at_key: bool = False) -> ast.Pos:
     mark = doc.key_mark(path) if at_key else doc.mark(path)
-    return ast.Pos(doc.source, mark.line, mark.column)
+    return ast.Pos(doc.source_of(mark), mark.line, mark.column)
 
 
 class Builder:
@@ -81,7 +82,7 @@ class Builder:
                         first = sections[section][name]
                         self.error(
                             doc, (section, name),
-                            f"{section[:-1]} '{name}' is defined twice (first at {first.doc.source.name}:{pos_of(first.doc, first.path, at_key=True).line})",
+                            f"{section[:-1]} '{name}' is defined twice (first at {pos_of(first.doc, first.path, at_key=True)})",
                             at_key=True,
                         )
                         continue
@@ -334,7 +335,7 @@ class Builder:
         results = data.get("results")
         result_fields = self._result_fields(results, doc, path + ("results",)) if results else None
         width = len(columns.headings) if columns else 1
-        table_cells, printed = [], []
+        table_cells, printed, provenance = [], [], []
         for label, row in cells.items():
             row_path = path + ("cells", label)
             if columns is None:
@@ -348,13 +349,16 @@ class Builder:
             if len(row) != width:
                 self.error(doc, row_path, f"row '{label}' has {len(row)} cell{'s' if len(row) != 1 else ''}, but the table has {width} column{'s' if width != 1 else ''}")
             row = (list(row) + [None] * width)[:width]
-            values, texts = [], []
+            values, texts, origins = [], [], []
             for index, raw in enumerate(row):
                 cell_path = row_path + ((index,) if columns is not None else ())
                 values.append(self._cell(raw, results, result_fields, name, doc, cell_path) if raw is not None else None)
                 texts.append("" if raw is None else str(raw))
+                origin = pos_of(doc, cell_path)
+                origins.append(f"{origin.source.name}:{origin.line}")
             table_cells.append(tuple(values))
             printed.append(tuple(texts))
+            provenance.append(tuple(origins))
         return Table(
             name=name,
             title=data["title"],
@@ -366,6 +370,7 @@ class Builder:
             example=bool(data.get("example", False)),
             description=data.get("description", ""),
             result_fields=tuple(result_fields.items()) if result_fields is not None else None,
+            provenance=tuple(provenance),
         )
 
     def _result_fields(self, results: dict, doc: LoadedYaml, path: tuple) -> dict[str, Type]:
@@ -484,7 +489,8 @@ class Builder:
             self.diagnostics.extend(error.diagnostics)
             return None
         return Procedure(
-            name, data["title"], data["rule"], data.get("description", ""), tuple(inputs), tuple(choices), body, pos_of(doc, path, at_key=True)
+            name, data["title"], data["rule"], data.get("description", ""), tuple(inputs), tuple(choices), body, pos_of(doc, path, at_key=True),
+            data["body"],
         )
 
 

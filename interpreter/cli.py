@@ -98,6 +98,7 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
     show = sub.add_parser("show", help="a table as printed (or a modifier list, or a procedure's text)")
     show.add_argument("ruleset", metavar="RULESET")
     show.add_argument("name", metavar="TABLE")
+    show.add_argument("--provenance", action="store_true", help="the file and line each row's cells come from")
 
     for name, help_text in (("run", "resolve a procedure once, explaining every step"), ("odds", "exact probabilities of a procedure's outcomes")):
         command = sub.add_parser(name, help=help_text)
@@ -107,12 +108,26 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
         command.add_argument("--situation", metavar="FILE.yaml", help="input values from a YAML file (--set wins)")
         command.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", dest="chosen", help="fix a player's choice")
         command.add_argument("--json", action="store_true", help="print one JSON object")
+        if name == "odds":
+            command.add_argument(
+                "--what-if", action="append", default=[], metavar="CHANGE", dest="what_if",
+                help="compare with a change: LIST+N or LIST-N adds N to a modifier list (DRM, or column shift + right), CONSTANT=VALUE",
+            )
         if name == "run":
             dice = command.add_mutually_exclusive_group()
             dice.add_argument("--seed", metavar="N", help="seed for random dice (replays a resolution)")
             dice.add_argument("--dice", metavar="4,2,6", help="scripted die faces, in order")
             command.add_argument("--trace", action="store_true", help="every step with its rule and source line")
+            command.add_argument("--provenance", action="store_true", help="the file and line of every table cell and modifier used")
             command.add_argument("--n", metavar="TRIALS", help="Monte Carlo: resolve TRIALS times (seeded) and print the empirical distribution")
+    diff = sub.add_parser("diff", help="what a variant changes: its data, and with a procedure the exact odds under both")
+    diff.add_argument("base", metavar="BASE")
+    diff.add_argument("variant", metavar="VARIANT")
+    diff.add_argument("procedure", metavar="PROCEDURE", nargs="?")
+    diff.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="assignments", help="an input value")
+    diff.add_argument("--situation", metavar="FILE.yaml", help="input values from a YAML file (--set wins)")
+    diff.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", dest="chosen", help="fix a player's choice")
+    diff.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
@@ -129,7 +144,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             except SystemExit as exit_:
                 return int(exit_.code or 0)
         args = parser.parse_args(argv)
-        handler = {"check": _check, "test": _test, "list": _list, "show": _show, "run": _run, "odds": _odds}[args.command]
+        handler = {"diff": _diff, "check": _check, "test": _test, "list": _list, "show": _show, "run": _run, "odds": _odds}[args.command]
         return handler(args, command_line, stdout, stderr)
     except UsageError as error:
         print(error.format(), file=stderr)
@@ -210,7 +225,7 @@ def _show(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
 
     ruleset = _load(args.ruleset, command_line)
     if args.name in ruleset.tables:
-        print(render_table(ruleset.tables[args.name]), file=stdout)
+        print(render_table(ruleset.tables[args.name], provenance=args.provenance), file=stdout)
     elif args.name in ruleset.modifiers:
         print(render_modifiers(ruleset.modifiers[args.name]), file=stdout)
     elif args.name in ruleset.procedures:
@@ -262,7 +277,7 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     if args.json:
         print(json.dumps(resolution.to_json(), indent=2), file=stdout)
     else:
-        print(render_resolution(resolution, full_trace=args.trace), file=stdout)
+        print(render_resolution(resolution, full_trace=args.trace, provenance=args.provenance), file=stdout)
     if resolution.unused_dice:
         print(f"note: {resolution.unused_dice} scripted dice were not used", file=stderr)
     return 0
@@ -295,6 +310,8 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     procedure = _procedure(ruleset, args.procedure, command_line)
     inputs = _gather_inputs(procedure, args, command_line)
     choices = _gather_choices(procedure, args, command_line)
+    if args.what_if:
+        return _what_if(ruleset, args, inputs, choices, command_line, stdout)
     results = odds_by_choice(ruleset, args.procedure, inputs, choices=choices)
     open_names = [name for name in results[0][0] if name not in choices] if len(results) > 1 else []
     if args.json:
@@ -315,6 +332,85 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
         if open_names:
             print("with " + ", ".join(f"{name} = {chosen[name]}" for name in open_names) + ":", file=stdout)
         print(render_distribution(distribution), file=stdout)
+    return 0
+
+
+def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: TextIO) -> int:
+    from .api import odds
+    from .diff import WhatIfError, odds_changes, what_if
+
+    changed = ruleset
+    for text in args.what_if:
+        try:
+            changed = what_if(changed, [text])
+        except WhatIfError as error:
+            index = command_line.find(text, "--what-if")
+            raise command_line.error(index, f"--what-if: {error.message}", _offset(command_line, index, text) + error.offset) from None
+    before = odds(ruleset, args.procedure, inputs, choices=choices)
+    after = odds(changed, args.procedure, inputs, choices=choices)
+    label = "what-if " + "; ".join(args.what_if)
+    _print_odds_changes(before, after, ruleset.name, label, args.json, stdout)
+    return 0
+
+
+def _print_odds_changes(before, after, base_label: str, variant_label: str, as_json: bool, stdout: TextIO, data: list[str] | None = None) -> None:
+    from .diff import odds_changes
+    from .render import render_odds_changes
+
+    rows = odds_changes(before, after)
+    if as_json:
+        from .values import to_plain
+
+        def fraction(p):
+            return f"{p.numerator}/{p.denominator}"
+
+        document = {
+            "base": base_label,
+            "variant": variant_label,
+            "procedure": before.procedure,
+            "inputs": {k: to_plain(v) for k, v in before.inputs.items()},
+            "outcomes": [
+                {"name": r.outcome.name, "fields": {k: to_plain(v) for k, v in r.outcome.fields},
+                 "before": fraction(r.before), "after": fraction(r.after), "change": fraction(r.change)}
+                for r in rows
+            ],
+        }
+        if data is not None:
+            document["changes"] = data
+        print(json.dumps(document, indent=2), file=stdout)
+        return
+    print(render_odds_changes(rows, base_label, variant_label, before), file=stdout)
+
+
+def _diff(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .api import odds
+    from .diff import data_changes
+
+    base = _load(args.base, command_line)
+    variant = _load(args.variant, command_line)
+    changes = data_changes(base, variant)
+    if args.procedure is None:
+        if args.json:
+            print(json.dumps({"base": base.name, "variant": variant.name, "changes": changes}, indent=2), file=stdout)
+        else:
+            print(f"{base.name} -> {variant.name}: {len(changes)} change{'s' if len(changes) != 1 else ''}", file=stdout)
+            for line in changes:
+                print(f"  {line}", file=stdout)
+        return 0
+    base_procedure = _procedure(base, args.procedure, command_line)
+    variant_procedure = _procedure(variant, args.procedure, command_line)
+    inputs = _gather_inputs(variant_procedure, args, command_line)
+    choices = _gather_choices(variant_procedure, args, command_line)
+    base_inputs = {k: v for k, v in inputs.items() if base_procedure.input(k) is not None}
+    base_choices = {k: v for k, v in choices.items() if base_procedure.choice(k) is not None}
+    before = odds(base, args.procedure, base_inputs, choices=base_choices)
+    after = odds(variant, args.procedure, inputs, choices=choices)
+    if not args.json:
+        print(f"{base.name} -> {variant.name}: {len(changes)} change{'s' if len(changes) != 1 else ''}", file=stdout)
+        for line in changes:
+            print(f"  {line}", file=stdout)
+        print(file=stdout)
+    _print_odds_changes(before, after, base.name, variant.name, args.json, stdout, changes)
     return 0
 
 

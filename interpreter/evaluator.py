@@ -602,6 +602,7 @@ class Executor:
             self.note(
                 frame, "lookup", f"{table.title}: {where} -> {show(result.value)}", expr.pos, table.rule,
                 table=table.name, row=result.row.label, column=result.column.label if result.column else None,
+                value_from=result.provenance,
             )
         return result.value
 
@@ -615,7 +616,10 @@ class Executor:
                 if self.trace is not None:
                     amount = f"{abs(entry.value)}{'R' if entry.value > 0 else 'L'}" if shifts else f"{entry.value:+d}"
                     kind = "shift" if shifts else "modifier"
-                    self.note(frame, kind, f"{'column shift' if shifts else 'DRM'} {amount}: {entry.label}", entry.pos, entry.rule, entry=entry.name, value=entry.value)
+                    self.note(
+                        frame, kind, f"{'column shift' if shifts else 'DRM'} {amount}: {entry.label}", entry.pos, entry.rule,
+                        entry=entry.name, value=entry.value, value_from=f"{entry.pos.source.name}:{entry.pos.line}",
+                    )
         if self.trace is not None:
             label = "net column shift" if shifts else "net DRM"
             shown = (f"{abs(total)}{'R' if total > 0 else 'L'}" if total else "0") if shifts else f"{total:+d}"

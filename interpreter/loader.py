@@ -15,6 +15,7 @@ from .errors import DiagnosticList, RulesetError, Source, UsageError
 from .resources import bundled_names, bundled_ruleset
 from .ruleset import Ruleset, frozen_mapping
 from .schema import validate
+from .merge import apply_variant, include_fragments
 from .yaml_loader import DEFAULT_LIMITS, LoadedYaml, load_yaml
 
 COMMAND_LINE = "<command line>"
@@ -93,13 +94,48 @@ def _includes(main: LoadedYaml, main_path: Path) -> list[LoadedYaml]:
     return documents
 
 
+def _extends_target(loaded: LoadedYaml, path: Path) -> Path:
+    """The base a variant names: a path relative to the variant, or a bundled name."""
+    name = loaded.data["extends"]
+    relative = (path.parent / name)
+    if relative.is_file():
+        return relative.resolve()
+    if relative.is_dir() and (relative / "ruleset.yaml").is_file():
+        return (relative / "ruleset.yaml").resolve()
+    bundled = bundled_ruleset(name)
+    if bundled is not None:
+        return bundled.resolve()
+    raise RulesetError(loaded.diagnostic(("extends",), f"extends '{name}': no such file next to this one, and no bundled ruleset of that name ({', '.join(bundled_names())})"))
+
+
+def load_document(path: Path, chain: tuple[Path, ...] = ()) -> LoadedYaml:
+    """One document for the ruleset at ``path``: its includes merged in, its base applied under it."""
+    main = _load_document(path, fragment=False)
+    diagnostics = DiagnosticList()
+    if "extends" not in main.data:
+        merged = include_fragments(main, _includes(main, path), diagnostics)
+        diagnostics.raise_if_any()
+        return merged
+    target = _extends_target(main, path)
+    resolved_chain = chain + (path.resolve(),)
+    if target in resolved_chain:
+        cycle = " -> ".join(display_name(p) for p in resolved_chain[resolved_chain.index(target):] + (target,))
+        raise RulesetError(main.diagnostic(("extends",), f"extends forms a cycle: {cycle}"))
+    base = load_document(target, resolved_chain)
+    merged = apply_variant(base, main, base.data.get("name", display_name(target)), diagnostics)
+    diagnostics.raise_if_any()
+    problems = validate(merged)
+    if problems:
+        raise RulesetError(problems)
+    return merged
+
+
 def load_ruleset(path_or_name: str | Path) -> Ruleset:
     """Load, validate, check and compile a ruleset.  Raises RulesetError with every problem found."""
     path = resolve_ruleset_path(path_or_name)
-    main = _load_document(path, fragment=False)
-    documents = [main] + _includes(main, path)
+    document = load_document(path)
     diagnostics = DiagnosticList()
-    ruleset = Builder(documents, diagnostics).build()
+    ruleset = Builder([document], diagnostics).build()
     compiled = compile_ruleset(ruleset, diagnostics)
     diagnostics.raise_if_any()
     return dataclasses.replace(ruleset, compiled=frozen_mapping(compiled))

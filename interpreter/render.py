@@ -17,7 +17,7 @@ def _align(rows: list[list[str]]) -> list[str]:
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
 
 
-def render_table(table: Table) -> str:
+def render_table(table: Table, *, provenance: bool = False) -> str:
     lines = [table.title]
     if table.example:
         lines.append("(ILLUSTRATIVE EXAMPLE: the source does not give this table)")
@@ -28,6 +28,10 @@ def render_table(table: Table) -> str:
     else:
         header = [table.rows.name, "Result"]
     body = [[heading.label] + list(printed) for heading, printed in zip(table.rows.headings, table.printed)]
+    if provenance:
+        header = header + ["from"]
+        for row, origins in zip(body, table.provenance):
+            row.append(", ".join(dict.fromkeys(origins)))
     lines.append("")
     aligned = _align([header] + body)
     lines.append(aligned[0])
@@ -93,7 +97,7 @@ def render_listing(ruleset: Ruleset) -> str:
 TRACE_KINDS_SHORT = {"roll", "lookup", "modifier", "shift", "clamp", "note", "call", "outcome"}
 
 
-def render_resolution(resolution: Resolution, *, full_trace: bool) -> str:
+def render_resolution(resolution: Resolution, *, full_trace: bool, provenance: bool = False) -> str:
     source = f"seed {resolution.seed}" if resolution.seed is not None else "scripted dice"
     lines = [f"{resolution.ruleset} {resolution.procedure} ({source})"]
     if resolution.inputs:
@@ -105,6 +109,9 @@ def render_resolution(resolution: Resolution, *, full_trace: bool) -> str:
             continue
         indent = "  " * (event.depth + 1)
         lines.append(f"{indent}{event.message}")
+        value_from = dict(event.data).get("value_from")
+        if provenance and value_from:
+            lines.append(f"{indent}    value from {value_from}")
         if full_trace and (event.rule or event.where):
             cite = f"rule: {event.rule}" if event.rule else ""
             where = f"[{event.where}]" if event.where else ""
@@ -144,4 +151,22 @@ def render_sample(sample: Sample) -> str:
         rows.append([show(outcome), str(count), f"{share * 100:8.4f}%", "#" * round(share * BAR_WIDTH)])
     if rows:
         lines.extend("  " + line for line in _align(rows))
+    return "\n".join(lines)
+
+
+def render_odds_changes(rows, base_label: str, variant_label: str, before: Distribution) -> str:
+    lines = [f"{before.procedure}: exact odds, {base_label} vs {variant_label}"]
+    if before.inputs:
+        lines.append("inputs: " + ", ".join(f"{k} = {show(v)}" for k, v in before.inputs.items()))
+    table = [["outcome", base_label, variant_label, "change"]]
+    for row in rows:
+        change = row.change
+        sign = "+" if change > 0 else ("-" if change < 0 else " ")
+        table.append([
+            show(row.outcome),
+            f"{_fraction(row.before)} ({float(row.before) * 100:.2f}%)",
+            f"{_fraction(row.after)} ({float(row.after) * 100:.2f}%)",
+            f"{sign}{_fraction(abs(change))} ({float(change) * 100:+.2f} pts)",
+        ])
+    lines.extend("  " + line for line in _align(table))
     return "\n".join(lines)

@@ -91,6 +91,7 @@ class Procedure:
     choices: tuple[Choice, ...]
     body: ast.Block
     pos: ast.Pos
+    text: str = ""  # the body as written
 
     def input(self, name: str) -> InputSpec | None:
         return next((spec for spec in self.inputs if spec.name == name), None)

@@ -176,6 +176,8 @@ class Table:
     description: str = ""
     # Structured cells: the record's fields and their types (None for plain cells).
     result_fields: tuple[tuple[str, Any], ...] | None = None
+    # Where each cell was written ("file:line"), [row][column]: a variant's cells name the variant.
+    provenance: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -186,12 +188,15 @@ class LookupResult:
     row_clamped_from: str | None
     column_before_shift: Heading | None
     column_clamped_from: str | None
+    provenance: str = ""
 
 
 def lookup(table: Table, row_key: Any, column_key: Any = None, column_shift: int = 0) -> LookupResult:
     row = place(table.rows, row_key, "row")
     if table.columns is None:
-        return LookupResult(table.cells[row.index][0], table.rows.headings[row.index], None, row.clamped_from, None, None)
+        return LookupResult(
+            table.cells[row.index][0], table.rows.headings[row.index], None, row.clamped_from, None, None, _provenance(table, row.index, 0)
+        )
     column = place(table.columns, column_key, "column")
     before = table.columns.headings[column.index]
     shifted = shift(table.columns, column, column_shift)
@@ -202,7 +207,15 @@ def lookup(table: Table, row_key: Any, column_key: Any = None, column_shift: int
         row.clamped_from,
         before if shifted.index != column.index else None,
         shifted.clamped_from,
+        _provenance(table, row.index, shifted.index),
     )
+
+
+def _provenance(table: Table, row: int, column: int) -> str:
+    try:
+        return table.provenance[row][column]
+    except IndexError:
+        return ""
 
 
 def coverage_problems(axis: Axis) -> list[str]:

@@ -46,10 +46,15 @@ YAML_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 @dataclass(frozen=True)
 class Mark:
-    """A 1-based position, as editors show it."""
+    """A 1-based position, as editors show it.
+
+    ``source`` is set when a document is assembled from several files (a
+    variant over its base): then each mark names the file it came from.
+    """
 
     line: int
     column: int
+    source: Source | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -75,10 +80,14 @@ class LoadedYaml:
         """Start of the key naming ``path``'s last element, else :meth:`mark`."""
         return self.key_marks.get(tuple(path)) or self.mark(path)
 
+    def source_of(self, mark: Mark) -> Source:
+        """The file a mark points into."""
+        return mark.source or self.source
+
     def diagnostic(self, path, message: str, *, at_key: bool = False) -> Diagnostic:
         """A diagnostic pointing at the value (or key) at ``path``."""
         where = self.key_mark(path) if at_key else self.mark(path)
-        return self.source.diagnostic(where.line, where.column, message)
+        return self.source_of(where).diagnostic(where.line, where.column, message)
 
 
 _TIMESTAMP = (r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"

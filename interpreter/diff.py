@@ -1,0 +1,189 @@
+"""What differs between two rulesets, and what a change does to the odds.
+
+``data_changes`` compares the data (constants, table cells, modifier
+entries, procedures, examples); ``odds_changes`` puts each outcome's exact
+probability under both side by side.  ``what_if`` makes a variant from a
+command-line change (``interception_drms+1``, ``threshold=4``) to explore
+how the odds move.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+from . import ast
+from .api import Distribution, odds
+from .checker import compile_ruleset
+from .errors import DiagnosticList
+from .inputs import CoercionError, parse_command_line_value
+from .ruleset import Constant, ModifierEntry, Ruleset, frozen_mapping
+from .values import OutcomeValue, show, type_of_value
+
+
+def data_changes(base: Ruleset, variant: Ruleset) -> list[str]:
+    """One line per difference, in the order a modder reads a ruleset."""
+    lines: list[str] = []
+    _compare_names(lines, "constant", base.constants, variant.constants)
+    for name in base.constants.keys() & variant.constants.keys():
+        before, after = base.constants[name].value, variant.constants[name].value
+        if before != after:
+            lines.append(f"constant {name}: {show(before)} -> {show(after)}")
+    _compare_names(lines, "table", base.tables, variant.tables)
+    for name in [n for n in base.tables if n in variant.tables]:
+        lines.extend(_table_changes(base.tables[name], variant.tables[name]))
+    _compare_names(lines, "modifier list", base.modifiers, variant.modifiers)
+    for name in [n for n in base.modifiers if n in variant.modifiers]:
+        before = {e.name: e for e in base.modifiers[name].entries}
+        after = {e.name: e for e in variant.modifiers[name].entries}
+        for entry in before.keys() - after.keys():
+            lines.append(f"modifier {name}.{entry}: removed ({before[entry].label})")
+        for entry in [e for e in after if e not in before]:
+            lines.append(f"modifier {name}.{entry}: added {after[entry].value:+d} ({after[entry].label})")
+        for entry in [e for e in before if e in after]:
+            old, new = before[entry], after[entry]
+            if old.value != new.value:
+                lines.append(f"modifier {name}.{entry}: {old.value:+d} -> {new.value:+d} ({new.label})")
+            if _expr_text(old) != _expr_text(new):
+                lines.append(f"modifier {name}.{entry}: condition changed")
+    _compare_names(lines, "procedure", base.procedures, variant.procedures)
+    for name in [n for n in base.procedures if n in variant.procedures]:
+        old, new = base.procedures[name], variant.procedures[name]
+        if old.text.strip() != new.text.strip():
+            lines.append(f"procedure {name}: body changed")
+        old_inputs = {s.name: s for s in old.inputs}
+        new_inputs = {s.name: s for s in new.inputs}
+        for input_name in sorted(old_inputs.keys() | new_inputs.keys()):
+            a, b = old_inputs.get(input_name), new_inputs.get(input_name)
+            if a is None or b is None or a.type != b.type or a.default != b.default:
+                lines.append(f"procedure {name}: input {input_name} changed")
+    old_examples = [e.name for e in base.examples]
+    new_examples = [e.name for e in variant.examples]
+    for example in new_examples:
+        if example not in old_examples:
+            lines.append(f"example added: {example}")
+    for example in old_examples:
+        if example not in new_examples:
+            lines.append(f"example removed: {example}")
+    return lines
+
+
+def _compare_names(lines: list[str], kind: str, before: Mapping, after: Mapping) -> None:
+    for name in before:
+        if name not in after:
+            lines.append(f"{kind} {name}: removed")
+    for name in after:
+        if name not in before:
+            lines.append(f"{kind} {name}: added")
+
+
+def _table_changes(old, new) -> list[str]:
+    lines = []
+    if old.title != new.title:
+        lines.append(f"table {old.name}: title {old.title!r} -> {new.title!r}")
+    old_columns = old.columns.labels() if old.columns else [""]
+    new_columns = new.columns.labels() if new.columns else [""]
+    if old_columns != new_columns:
+        lines.append(f"table {old.name}: columns {', '.join(old_columns)} -> {', '.join(new_columns)}")
+    old_cells = {(h.label, c): text for h, row in zip(old.rows.headings, old.printed) for c, text in zip(old_columns, row)}
+    new_cells = {(h.label, c): text for h, row in zip(new.rows.headings, new.printed) for c, text in zip(new_columns, row)}
+    for row in [h.label for h in old.rows.headings if h.label not in new.rows.labels()]:
+        lines.append(f"table {old.name}: row {row} removed")
+    for row in [h.label for h in new.rows.headings if h.label not in old.rows.labels()]:
+        lines.append(f"table {old.name}: row {row} added")
+    for key, text in new_cells.items():
+        if key in old_cells and old_cells[key] != text:
+            where = f"[{key[0]}, {key[1]}]" if new.columns else f"[{key[0]}]"
+            lines.append(f"table {old.name}{where}: {old_cells[key]} -> {text}")
+    if old.rows.edge != new.rows.edge or (old.columns and new.columns and old.columns.edge != new.columns.edge):
+        lines.append(f"table {old.name}: edge behaviour changed")
+    return lines
+
+
+def _expr_text(entry: ModifierEntry) -> str:
+    return repr(_strip_positions(entry.condition))
+
+
+def _strip_positions(node: Any) -> Any:
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        return tuple((f.name, _strip_positions(getattr(node, f.name))) for f in dataclasses.fields(node) if f.name != "pos")
+    if isinstance(node, tuple):
+        return tuple(_strip_positions(n) for n in node)
+    return node
+
+
+@dataclass(frozen=True)
+class OddsChange:
+    outcome: OutcomeValue
+    before: Fraction
+    after: Fraction
+
+    @property
+    def change(self) -> Fraction:
+        return self.after - self.before
+
+
+def odds_changes(before: Distribution, after: Distribution) -> list[OddsChange]:
+    """Every outcome of either distribution with its probability under both."""
+    old = dict(before.outcomes)
+    new = dict(after.outcomes)
+    outcomes = list(old) + [o for o in new if o not in old]
+    rows = [OddsChange(o, old.get(o, Fraction(0)), new.get(o, Fraction(0))) for o in outcomes]
+    rows.sort(key=lambda r: (-max(r.before, r.after), r.outcome.name, repr(r.outcome.fields)))
+    return rows
+
+
+class WhatIfError(Exception):
+    def __init__(self, message: str, offset: int = 0):
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+_WHAT_IF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\+|-|=)\s*(.+?)\s*$")
+
+
+def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
+    """A variant of ``ruleset`` with command-line changes applied, checked and compiled anew.
+
+    ``LIST+N`` / ``LIST-N`` adds an always-applying entry of N to a modifier
+    list (a DRM, or a column shift: + is right); ``CONSTANT=VALUE`` replaces
+    a constant's value.
+    """
+    constants = dict(ruleset.constants)
+    modifiers = dict(ruleset.modifiers)
+    for text in changes:
+        match = _WHAT_IF.match(text)
+        if not match:
+            raise WhatIfError("--what-if takes LIST+N, LIST-N (a modifier list) or CONSTANT=VALUE")
+        name, op, value_text = match.groups()
+        value_offset = match.start(3)
+        if op in "+-":
+            if name not in modifiers:
+                known = ", ".join(sorted(modifiers)) or "none"
+                raise WhatIfError(f"no modifier list '{name}' (modifier lists: {known})", match.start(1))
+            if not value_text.isdigit():
+                raise WhatIfError(f"expected a whole number after {op}, not {value_text!r}", value_offset)
+            amount = int(value_text) * (1 if op == "+" else -1)
+            modifier_list = modifiers[name]
+            pos = modifier_list.pos
+            entry = ModifierEntry("what_if", f"what-if {text.strip()}", amount, ast.BoolLit(pos, True), "--what-if (command line)", pos)
+            modifiers[name] = dataclasses.replace(modifier_list, entries=modifier_list.entries + (entry,))
+        else:
+            if name not in constants:
+                known = ", ".join(sorted(constants)) or "none"
+                raise WhatIfError(f"no constant '{name}' (constants: {known})", match.start(1))
+            constant = constants[name]
+            try:
+                value = parse_command_line_value(value_text, type_of_value(constant.value))
+            except CoercionError as error:
+                raise WhatIfError(f"{name}: {error.message}", value_offset) from None
+            constants[name] = Constant(name, value, "--what-if (command line)", constant.description, constant.pos)
+    changed = dataclasses.replace(ruleset, constants=frozen_mapping(constants), modifiers=frozen_mapping(modifiers), compiled=frozen_mapping())
+    diagnostics = DiagnosticList()
+    compiled = compile_ruleset(changed, diagnostics)
+    diagnostics.raise_if_any()
+    return dataclasses.replace(changed, compiled=frozen_mapping(compiled))
