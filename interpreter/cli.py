@@ -183,11 +183,11 @@ def _check(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> i
             print(error.format(), file=stderr)
             print(f"FAIL {name}: {len(error.diagnostics)} error{'s' if len(error.diagnostics) != 1 else ''}", file=stderr)
             continue
-        print(
-            f"ok   {ruleset.name}: {len(ruleset.tables)} tables, {len(ruleset.modifiers)} modifier lists, "
-            f"{len(ruleset.procedures)} procedures ({ruleset.path})",
-            file=stdout,
+        counts = ", ".join(
+            _plural(len(items), word) for items, word in
+            ((ruleset.tables, "table"), (ruleset.modifiers, "modifier list"), (ruleset.procedures, "procedure"), (ruleset.examples, "example"))
         )
+        print(f"ok   {ruleset.name}: {counts} ({ruleset.path})", file=stdout)
     return 1 if failed else 0
 
 
@@ -211,6 +211,10 @@ def _test(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
                     print(problem.format(), file=stderr)
     print(f"{passed} passed, {failed} failed", file=stdout)
     return 1 if failed else 0
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _list(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
