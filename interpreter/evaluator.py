@@ -122,7 +122,6 @@ class Executor:
         self.trace: list[TraceEvent] | None = [] if trace else None
         self.limits = limits
         self.steps = 0
-        self.dropped = 0  # states dropped at a `while` bound (exact mode)
         self._dice_memo: dict[tuple[int, int], dict[int, int]] = {}
         self._call_memo: dict[tuple, Dist] = {}
         self._eval: dict[type, Callable] = {
@@ -346,39 +345,19 @@ class Executor:
 
     def _loop(self, statement: ir.Loop, dist: Dist, frame: _Frame) -> _Flow:
         var, seq, idx = statement.var_slot, statement.sequence_slot, statement.index_slot
-        active: dict = {}
+        start: dict = {}
         for env, weight in dist.weights.items():
             sequence = self.eval(statement.iterable, env, frame)
             if not isinstance(sequence, tuple):
                 raise RuleViolation(statement.iterable.pos.diagnostic(f"`for` needs a list, not {show(sequence)}"))
             new = _put(_put(env, seq, sequence), idx, 0)
-            active[new] = active.get(new, 0) + weight
-        current = Dist(active, dist.denom)
-        flow = _Flow(Dist())
-        exits = Dist()
-        while current.weights:
-            running: dict = {}
-            done: dict = {}
-            for env, weight in current.weights.items():
-                index = env[idx]
-                if index < len(env[seq]):
-                    new = _put(env, var, env[seq][index])
-                    running[new] = running.get(new, 0) + weight
-                else:
-                    done[env] = weight
-            exits.absorb(Dist(done, current.denom))
-            if not running:
-                break
-            body = self.exec_block(statement.body, Dist(running, current.denom), frame)
-            flow.finished.absorb(body.finished)
-            exits.absorb(body.broken)
-            advanced: dict = {}
-            for env, weight in body.normal.weights.items():
-                new = _put(env, idx, env[idx] + 1)
-                advanced[new] = advanced.get(new, 0) + weight
-            current = Dist(advanced, body.normal.denom)
-        flow.normal = _clear(exits, (var, seq, idx))
-        return flow
+            start[new] = start.get(new, 0) + weight
+
+        def next_round(env: tuple) -> tuple | None:
+            index = env[idx]
+            return _put(env, var, env[seq][index]) if index < len(env[seq]) else None
+
+        return self._iterate(statement.body, Dist(start, dist.denom), frame, next_round, idx, (var, seq, idx))
 
     def _while(self, statement: ir.WhileLoop, dist: Dist, frame: _Frame) -> _Flow:
         count_slot, limit_slot = statement.count_slot, statement.limit_slot
@@ -389,34 +368,47 @@ class Executor:
                 raise LimitExceeded(statement.limit.pos.diagnostic(f"a `while` limit must be 0 to {self.limits.max_range}, not {limit}"))
             new = _put(_put(env, count_slot, 0), limit_slot, limit)
             start[new] = start.get(new, 0) + weight
-        current = Dist(start, dist.denom)
+
+        def next_round(env: tuple) -> tuple | None:
+            if not self.eval(statement.condition, env, frame):
+                return None
+            if env[count_slot] < env[limit_slot]:
+                return env
+            if not self.exact:
+                raise LimitExceeded(statement.pos.diagnostic(f"`while` loop ran past its limit of {env[limit_slot]} rounds"))
+            return _DROP  # still looping at the bound: dropped, and reported as truncated
+
+        return self._iterate(statement.body, Dist(start, dist.denom), frame, next_round, count_slot, (count_slot, limit_slot))
+
+    def _iterate(self, body: ir.Block, current: Dist, frame: _Frame, next_round, counter: int, loop_slots: tuple[int, ...]) -> _Flow:
+        """Run ``body`` round after round on the states ``next_round`` keeps looping.
+
+        ``next_round(env)`` gives the state that enters the next round, None
+        for a state that leaves the loop, or _DROP for one abandoned at a bound.
+        """
         flow = _Flow(Dist())
         exits = Dist()
         while current.weights:
             running: dict = {}
             done: dict = {}
             for env, weight in current.weights.items():
-                if not self.eval(statement.condition, env, frame):
+                entering = next_round(env)
+                if entering is None:
                     done[env] = weight
-                elif env[count_slot] < env[limit_slot]:
-                    running[env] = weight
-                elif not self.exact:
-                    raise LimitExceeded(statement.pos.diagnostic(f"`while` loop ran past its limit of {env[limit_slot]} rounds"))
-                else:
-                    # Still looping at the bound: this mass is dropped and reported as truncated.
-                    self.dropped += 1
+                elif entering is not _DROP:
+                    running[entering] = running.get(entering, 0) + weight
             exits.absorb(Dist(done, current.denom))
             if not running:
                 break
-            body = self.exec_block(statement.body, Dist(running, current.denom), frame)
-            flow.finished.absorb(body.finished)
-            exits.absorb(body.broken)
+            result = self.exec_block(body, Dist(running, current.denom), frame)
+            flow.finished.absorb(result.finished)
+            exits.absorb(result.broken)
             advanced: dict = {}
-            for env, weight in body.normal.weights.items():
-                new = _put(env, count_slot, env[count_slot] + 1)
+            for env, weight in result.normal.weights.items():
+                new = _put(env, counter, env[counter] + 1)
                 advanced[new] = advanced.get(new, 0) + weight
-            current = Dist(advanced, body.normal.denom)
-        flow.normal = _clear(exits, (count_slot, limit_slot))
+            current = Dist(advanced, result.normal.denom)
+        flow.normal = _clear(exits, loop_slots)
         return flow
 
     def _outcome(self, statement: ir.OutcomeIR, dist: Dist, frame: _Frame) -> _Flow:
@@ -625,6 +617,9 @@ class Executor:
             shown = (f"{abs(total)}{'R' if total > 0 else 'L'}" if total else "0") if shifts else f"{total:+d}"
             self.note(frame, "shift" if shifts else "modifier", f"{modifier_list.title}: {label} {shown}", expr.pos, modifier_list.rule)
         return total
+
+
+_DROP = ("dropped at a loop bound",)
 
 
 def _put(env: tuple, slot: int, value: Any) -> tuple:
