@@ -316,7 +316,7 @@ class Executor:
             inputs[choice.name] = given.get(choice.name, self.choices.get(choice.name, choice.default))
         return inputs
 
-    def _if(self, statement: ir.IfIR, dist: Dist, frame: _Frame) -> _Flow:
+    def _if(self, statement: ir.IfIR, dist: Dist, frame: _Frame) -> "Dist | _Flow":
         parts: list[dict] = [{} for _ in statement.branches]
         rest: dict = {}
         for env, weight in dist.weights.items():
@@ -326,15 +326,19 @@ class Executor:
                     break
             else:
                 rest[env] = weight
+        taken = [(part, body) for part, (_, body) in zip(parts, statement.branches) if part]
+        if rest and statement.otherwise is not None:
+            taken.append((rest, statement.otherwise))
+            rest = {}
+        if not taken:  # no branch ran (a single play takes this path often)
+            return Dist(rest, dist.denom)
+        if len(taken) == 1 and not rest:
+            return self.exec_block(taken[0][1], Dist(taken[0][0], dist.denom), frame)
         flow = _Flow(Dist())
-        for part, (_, body) in zip(parts, statement.branches):
-            if part:
-                self._merge(flow, self.exec_block(body, Dist(part, dist.denom), frame))
+        for part, body in taken:
+            self._merge(flow, self.exec_block(body, Dist(part, dist.denom), frame))
         if rest:
-            if statement.otherwise is not None:
-                self._merge(flow, self.exec_block(statement.otherwise, Dist(rest, dist.denom), frame))
-            else:
-                flow.normal.absorb(Dist(rest, dist.denom))
+            flow.normal.absorb(Dist(rest, dist.denom))
         return flow
 
     @staticmethod
