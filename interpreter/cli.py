@@ -566,4 +566,14 @@ def _dice_offset(text: str, die_index: int) -> int:
 
 
 def console_main() -> None:  # pragma: no cover - the console-script entry point
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``wartable list eto | head``): not an error of ours.
+        # Point stdout at devnull so the interpreter's final flush stays quiet.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)
