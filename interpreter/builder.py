@@ -170,18 +170,21 @@ class Builder:
         while pending:
             progressed = False
             for name, item in list(pending.items()):
-                fields = item.data["fields"]
+                fields = item.data["fields"] if "fields" in item.data else {"": item.data}
                 needed = {self._referenced_record(spec) for spec in fields.values()} - {None}
                 if needed - set(self.records) - set(pending):
                     progressed = True  # unknown names: build now and report them
                 elif needed - set(self.records):
                     continue
-                self.records[name] = self._record(name, item)
+                if "fields" in item.data:
+                    self.records[name] = self._record(name, item)
+                else:  # a named type such as an enum shared by several inputs
+                    self.records[name] = self.type_from_spec(item.data, item.doc, item.path)
                 del pending[name]
                 progressed = True
             if not progressed:
                 for name, item in pending.items():
-                    self.error(item.doc, item.path, f"record type '{name}' contains itself (directly or through another record)", at_key=True)
+                    self.error(item.doc, item.path, f"type '{name}' contains itself (directly or through another type)", at_key=True)
                 break
 
     @staticmethod
