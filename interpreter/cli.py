@@ -459,14 +459,17 @@ def _gather_inputs(procedure, args, command_line: CommandLine) -> dict[str, Any]
             known = ", ".join(s.name for s in procedure.inputs) or "none"
             raise command_line.error(index, f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})", _offset(command_line, index, name))
         value_offset = _offset(command_line, index, text) + len(name) + 1
+        loaded = None
         try:
             if isinstance(spec.type, (BoolType, IntType, StrType)):
                 parsed = parse_command_line_value(value, spec.type)
             else:
-                parsed = _yaml_value(value, command_line, index, value_offset)
+                loaded = _yaml_value(value, command_line, index, value_offset)
+                parsed = loaded.data
             inputs[name] = coerce(parsed, spec.type, f"input '{name}'")
         except CoercionError as error:
-            raise command_line.error(index, f"--set {name}: {error.message}", value_offset) from None
+            inner = loaded.mark(error.path).column - 1 if loaded is not None else 0
+            raise command_line.error(index, f"--set {name}: {error.message}", value_offset + inner) from None
     missing = [spec for spec in procedure.inputs if spec.required and spec.name not in inputs]
     if missing:
         spec = missing[0]
@@ -485,7 +488,7 @@ def _yaml_value(text: str, command_line: CommandLine, index: int | None, offset:
     from .yaml_loader import load_yaml
 
     try:
-        return load_yaml(Source(COMMAND_LINE, text)).data
+        return load_yaml(Source(COMMAND_LINE, text))
     except RulesetError as error:
         first = error.diagnostics[0]
         raise command_line.error(index, first.message, offset + first.column - 1) from None
