@@ -446,8 +446,12 @@ class Builder:
         for entry_name, entry in item.data["entries"].items():
             path = item.path + ("entries", entry_name)
             condition = self._expression(item.doc, path + ("when",))
+            value_pos = pos_of(item.doc, path + ("value",))
             entries.append(
-                ModifierEntry(entry_name, entry["label"], entry["value"], condition, entry["rule"], pos_of(item.doc, path, at_key=True))
+                ModifierEntry(
+                    entry_name, entry["label"], entry["value"], condition, entry["rule"], pos_of(item.doc, path, at_key=True),
+                    f"{value_pos.source.name}:{value_pos.line}",
+                )
             )
         return ModifierList(
             name, item.data["kind"], item.data.get("title", name), item.data["rule"], tuple(entries), pos_of(item.doc, item.path, at_key=True)

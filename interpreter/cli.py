@@ -365,8 +365,10 @@ def _print_odds_changes(before, after, base_label: str, variant_label: str, as_j
     if as_json:
         from .values import to_plain
 
-        def fraction(p):
-            return f"{p.numerator}/{p.denominator}"
+        def fraction(p, signed=False):
+            text = f"{abs(p.numerator)}/{p.denominator}"
+            sign = "-" if p < 0 else ("+" if signed and p > 0 else "")
+            return sign + text
 
         document = {
             "base": base_label,
@@ -375,7 +377,7 @@ def _print_odds_changes(before, after, base_label: str, variant_label: str, as_j
             "inputs": {k: to_plain(v) for k, v in before.inputs.items()},
             "outcomes": [
                 {"name": r.outcome.name, "fields": {k: to_plain(v) for k, v in r.outcome.fields},
-                 "before": fraction(r.before), "after": fraction(r.after), "change": fraction(r.change)}
+                 "before": fraction(r.before), "after": fraction(r.after), "change": fraction(r.change, signed=True)}
                 for r in rows
             ],
         }

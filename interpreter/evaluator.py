@@ -614,7 +614,7 @@ class Executor:
                     kind = "shift" if shifts else "modifier"
                     self.note(
                         frame, kind, f"{'column shift' if shifts else 'DRM'} {amount}: {entry.label}", entry.pos, entry.rule,
-                        entry=entry.name, value=entry.value, value_from=f"{entry.pos.source.name}:{entry.pos.line}",
+                        entry=entry.name, value=entry.value, value_from=entry.value_from or f"{entry.pos.source.name}:{entry.pos.line}",
                     )
         if self.trace is not None:
             label = "net column shift" if shifts else "net DRM"

@@ -15,7 +15,7 @@ from .errors import DiagnosticList, RulesetError, Source, UsageError
 from .resources import bundled_names, bundled_ruleset
 from .ruleset import Ruleset, frozen_mapping
 from .schema import validate
-from .merge import apply_variant, include_fragments
+from .merge import SECTIONS, apply_variant, include_fragments
 from .yaml_loader import DEFAULT_LIMITS, LoadedYaml, load_yaml
 
 COMMAND_LINE = "<command line>"
@@ -68,6 +68,13 @@ def _load_document(path: Path, *, fragment: bool) -> LoadedYaml:
     loaded = load_yaml(read_source(path))
     if not isinstance(loaded.data, dict):
         raise RulesetError(loaded.diagnostic((), "a ruleset file must be a mapping (name: ..., tables: ..., ...)"))
+    if "extends" in loaded.data:
+        misplaced = [key for key in SECTIONS if key in loaded.data]
+        if misplaced:  # say this before the schema complains that a partial table lacks its title
+            raise RulesetError([
+                loaded.diagnostic((key,), f"a variant changes its base under override:, add: or remove:; move '{key}' under one of them", at_key=True)
+                for key in misplaced
+            ])
     problems = validate(loaded, fragment=fragment)
     if problems:
         raise RulesetError(problems)

@@ -246,13 +246,31 @@ class VariantMerger:
                 continue
             if not isinstance(entries, dict):
                 continue  # the schema reports the shape
-            target = self.document.data.setdefault(section, {})
-            for name, value in entries.items():
-                if name in target:
-                    self.error(variant_path + (section, name), f"{section[:-1]} '{name}' is already in {self.base_name}; change it under override:")
-                    continue
+            self._add_into(self.document.data.setdefault(section, {}), entries, (section,), variant_path + (section,))
+
+    def _add_into(self, target: dict, additions: dict, path: tuple, variant_path: tuple) -> None:
+        """New named elements at ``path``; inside an existing element, only into its named parts.
+
+        ``add: {modifiers: {drms: {entries: {night: ...}}}}`` adds an entry to
+        an existing list; ``add: {tables: {t: {cells: {"7": ...}}}}`` a row.
+        """
+        kind = _named_level(path) or "element"
+        for name, value in additions.items():
+            here, source = path + (name,), variant_path + (name,)
+            if name not in target:
                 target[name] = copy.deepcopy(value)
-                self.document.graft(self.variant, variant_path + (section, name), (section, name))
+                self.document.graft(self.variant, source, here)
+                continue
+            parts = [key for key in value] if isinstance(value, dict) else []
+            inner = [key for key in parts if _named_level(here + (key,)) is not None]
+            if not parts or len(inner) != len(parts) or not isinstance(target[name], dict):
+                self.error(source, f"{kind} '{name}' is already in {self.base_name}; change it under override:")
+                continue
+            for key in inner:
+                if not isinstance(value[key], dict):
+                    self.error(source + (key,), f"add: {key} of '{name}' is a mapping of new {_named_level(here + (key,))}s")
+                    continue
+                self._add_into(target[name].setdefault(key, {}), value[key], here + (key,), source + (key,))
 
     # -- remove
     def _remove(self, removals: Any, variant_path: tuple, base: Any, path: tuple) -> None:

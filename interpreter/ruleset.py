@@ -69,6 +69,7 @@ class ModifierEntry:
     condition: ast.Expr
     rule: str
     pos: ast.Pos
+    value_from: str = ""  # "file:line" where the value was written (a variant's line when it overrides)
 
 
 @dataclass(frozen=True)
