@@ -50,7 +50,54 @@ def origin_for(doc: LoadedYaml, path: tuple) -> TextOrigin:
                 break
         return TextOrigin(source, first_line, indent + 1, indent + 1)
     column = mark.column + (1 if style in ("'", '"') else 0)
-    return TextOrigin(source, mark.line, column, 1)
+    text = _get(doc.data, path)
+    char_map = _scalar_char_map(source.text, mark.line, mark.column, style, text) if isinstance(text, str) else None
+    return TextOrigin(source, mark.line, column, 1, char_map, text if char_map is not None else "")
+
+
+def _scalar_char_map(source_text: str, line: int, column: int, style: str, value: str) -> tuple[tuple[int, int], ...] | None:
+    """The file position of each character of a flow scalar's value.
+
+    Walks the source from the scalar's mark alongside the value: escapes
+    (``\\"``, ``''``) take more source characters than value characters, and a
+    line break folded into a space skips the next line's indentation.  Returns
+    None when the two cannot be aligned (the caller then falls back to offsets).
+    """
+    lines = source_text.splitlines()
+    row, col = line - 1, column - 1
+    if style in ("'", '"'):
+        col += 1  # past the opening quote
+    positions: list[tuple[int, int]] = []
+    for char in value:
+        if row >= len(lines):
+            return None
+        current = lines[row]
+        if col >= len(current.rstrip()) and char in " \n":
+            # a folded line break: continue at the next line's first non-space
+            row += 1
+            while row < len(lines) and not lines[row].strip():
+                row += 1
+            if row >= len(lines):
+                return None
+            col = len(lines[row]) - len(lines[row].lstrip())
+            positions.append((row + 1, col + 1))
+            continue
+        if col >= len(current):
+            return None
+        source_char = current[col]
+        if style == '"' and source_char == "\\":
+            positions.append((row + 1, col + 1))
+            col += 2
+            continue
+        if style == "'" and source_char == "'" and current[col + 1:col + 2] == "'":
+            positions.append((row + 1, col + 1))
+            col += 2
+            continue
+        if source_char != char:
+            return None
+        positions.append((row + 1, col + 1))
+        col += 1
+    return tuple(positions)
 
 
 def pos_of(doc: LoadedYaml, path: tuple, *, at_key: bool = False) -> ast.Pos:

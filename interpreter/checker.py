@@ -692,6 +692,8 @@ class Checker:
             expected = spec.type if spec is not None else StrType(choice.options)
             if not compatible(expected, value_type):
                 self.error(arg.value.pos, f"input '{arg.name}' of '{expr.procedure}' is {expected.describe()}, not {value_type.describe()}")
+            elif isinstance(expected, StrType) and isinstance(arg.value, ast.StrLit):
+                self._check_enum_value(expected, arg.value)
             given.add(arg.name)
             args.append((arg.name, value))
         for spec in callee.inputs:

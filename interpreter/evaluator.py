@@ -313,7 +313,10 @@ class Executor:
             except CoercionError as error:
                 raise RuleViolation(pos.diagnostic(error.message)) from None
         for choice in callee.choices:
-            inputs[choice.name] = given.get(choice.name, self.choices.get(choice.name, choice.default))
+            option = given.get(choice.name, self.choices.get(choice.name, choice.default))
+            if option not in choice.options:
+                raise RuleViolation(pos.diagnostic(f"choice '{choice.name}' of {callee.name} must be one of {', '.join(choice.options)}, not {option!r}"))
+            inputs[choice.name] = option
         return inputs
 
     def _if(self, statement: ir.IfIR, dist: Dist, frame: _Frame) -> "Dist | _Flow":

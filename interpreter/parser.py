@@ -40,10 +40,33 @@ class TextOrigin:
     first_line: int = 1
     first_column: int = 1
     other_column: int = 1
+    # For a quoted or folded YAML scalar: the file's (line, column) of every
+    # character of the text, since escapes and folding move them.
+    char_map: tuple[tuple[int, int], ...] | None = None
+    text: str = ""
 
     def pos(self, line: int, column: int) -> ast.Pos:
+        if self.char_map is not None:
+            index = _index_of(self.text, line, column)
+            if 0 <= index < len(self.char_map):
+                file_line, file_column = self.char_map[index]
+                return ast.Pos(self.source, file_line, file_column)
+            if self.char_map and index >= len(self.char_map):
+                file_line, file_column = self.char_map[-1]
+                return ast.Pos(self.source, file_line, file_column + 1)
         base = self.first_column if line == 1 else self.other_column
         return ast.Pos(self.source, self.first_line + line - 1, base + column - 1)
+
+
+def _index_of(text: str, line: int, column: int) -> int:
+    """Index into ``text`` of a 1-based line and column."""
+    start = 0
+    for _ in range(line - 1):
+        newline = text.find("\n", start)
+        if newline < 0:
+            return len(text)
+        start = newline + 1
+    return start + column - 1
 
 
 @functools.lru_cache(maxsize=None)
@@ -77,7 +100,7 @@ def _describe_terminal(name: str, parser: Lark) -> str:
     return name
 
 
-def _syntax_error(error: UnexpectedInput, origin: TextOrigin, parser: Lark) -> RulesetError:
+def _syntax_error(error: UnexpectedInput, origin: TextOrigin, parser: Lark, text: str) -> RulesetError:
     expected = sorted({_describe_terminal(n, parser) for n in (getattr(error, "expected", None) or ())})
     expected_text = f"; expected {', '.join(expected)}" if expected and len(expected) <= 12 else ""
     if isinstance(error, UnexpectedToken):
@@ -93,17 +116,12 @@ def _syntax_error(error: UnexpectedInput, origin: TextOrigin, parser: Lark) -> R
         message = f"syntax error: {error}"
     line = getattr(error, "line", None) or 1
     column = getattr(error, "column", None) or 1
-    if line < 1:  # lark reports end-of-input as -1
-        line, column = _end_position(error)
+    at_end = isinstance(error, UnexpectedEOF) or (isinstance(error, UnexpectedToken) and error.token.type == "$END")
+    if at_end or line < 1:
+        # lark gives $END the last token's position; the problem is just after it
+        line, column = _last_token_end(text)
     pos = origin.pos(line, column)
     return RulesetError(pos.diagnostic(message))
-
-
-def _end_position(error: UnexpectedInput) -> tuple[int, int]:
-    token = getattr(error, "token", None)
-    if token is not None and getattr(token, "end_line", None):
-        return token.end_line, token.end_column
-    return 1, 1
 
 
 def _tree_depth(tree: Tree) -> int:
@@ -119,8 +137,13 @@ def _tree_depth(tree: Tree) -> int:
 
 
 def _last_token_end(text: str) -> tuple[int, int]:
-    lines = text.rstrip().splitlines() or [""]
-    return len(lines), len(lines[-1]) + 1
+    """Line and column just after the last character that is not space or a comment."""
+    lines = text.splitlines() or [""]
+    for number in range(len(lines), 0, -1):
+        code = lines[number - 1].split("#", 1)[0].rstrip()
+        if code:
+            return number, len(code) + 1
+    return 1, 1
 
 
 class _ToAst(Transformer_NonRecursive):
@@ -278,6 +301,11 @@ class _ToAst(Transformer_NonRecursive):
         return ast.Attribute(self._pos(meta), children[0], str(children[1]))
 
     @v_args(meta=True)
+    def outcome_name(self, meta, children):
+        # `outcome` is a keyword, but `result.outcome` reads a resolved outcome's name.
+        return ast.Attribute(self._pos(meta), children[0], "outcome")
+
+    @v_args(meta=True)
     def index(self, meta, children):
         return ast.Index(self._pos(meta), children[0], children[1])
 
@@ -371,7 +399,7 @@ def _parse(text: str, origin: TextOrigin, parser: Lark, limits: ParseLimits):
     try:
         tree = parser.parse(text)
     except UnexpectedInput as error:
-        raise _syntax_error(error, origin, parser) from None
+        raise _syntax_error(error, origin, parser, text) from None
     if _tree_depth(tree) > limits.max_depth:
         raise RulesetError(origin.pos(1, 1).diagnostic(f"procedure is nested too deeply (more than {limits.max_depth} levels)"))
     try:
