@@ -361,6 +361,8 @@ class Builder:
         for label in cells:
             extra = row_extras.get(label)
             if isinstance(extra, dict):
+                if "label" in extra and str(extra["label"]) != str(label):
+                    self.error(doc, path + ("rows", "headings", label, "label"), f"label '{extra['label']}' differs from the row it describes ('{label}'); leave label out")
                 row_labels.append(({**extra, "label": label}, path + ("cells", label)))
             else:
                 row_labels.append((label, path + ("cells", label)))
