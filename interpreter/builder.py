@@ -43,11 +43,23 @@ def origin_for(doc: LoadedYaml, path: tuple) -> TextOrigin:
     if style in ("|", ">"):
         lines = source.text.splitlines()
         first_line = mark.line + 1
-        indent = 0
-        for line in lines[first_line - 1:]:
-            if line.strip():
-                indent = len(line) - len(line.lstrip(" "))
-                break
+        header = lines[mark.line - 1][mark.column - 1:] if mark.line - 1 < len(lines) else ""
+        indicator = re.match(r"[|>][+-]?([1-9])?", header)
+        if indicator and indicator.group(1):
+            # an explicit indentation indicator counts from the key's own indentation
+            key_line = lines[mark.line - 1]
+            indent = len(key_line) - len(key_line.lstrip(" ")) + int(indicator.group(1))
+        else:
+            indent = 0
+            for line in lines[first_line - 1:]:
+                if line.strip():
+                    indent = len(line) - len(line.lstrip(" "))
+                    break
+        if style == ">":
+            # folding joins lines: map every character of the value back to the file
+            text = _get(doc.data, path)
+            char_map = _scalar_char_map(source.text, first_line, indent + 1, "plain", text) if isinstance(text, str) else None
+            return TextOrigin(source, first_line, indent + 1, indent + 1, char_map, text if char_map is not None else "")
         return TextOrigin(source, first_line, indent + 1, indent + 1)
     column = mark.column + (1 if style in ("'", '"') else 0)
     text = _get(doc.data, path)

@@ -9,12 +9,20 @@ import random
 import secrets
 from dataclasses import dataclass, field
 
+from .errors import Source, UsageError
 
-class DiceScriptError(Exception):
-    """Scripted dice ran out, or a scripted face does not fit the die."""
 
-    def __init__(self, message: str, index: int | None):
-        super().__init__(message)
+class DiceScriptError(UsageError):
+    """Scripted dice ran out, or a scripted face does not fit the die.
+
+    Positioned in the list of scripted faces (``<dice>``); the command line
+    re-positions it on its ``--dice`` argument.
+    """
+
+    def __init__(self, message: str, index: int | None, faces: tuple[int, ...] = ()):
+        text = ",".join(map(str, faces))
+        column = len(",".join(map(str, faces[:index]))) + (1 if index else 0) + 1 if index is not None else len(text) + 1
+        super().__init__(Source("<dice>", text).diagnostic(1, column, message))
         self.message = message
         self.index = index  # which scripted die (0-based), None when they ran out
 
@@ -50,10 +58,10 @@ class ScriptedDice:
 
     def roll(self, sides: int) -> int:
         if self.used >= len(self.faces):
-            raise DiceScriptError(f"the procedure rolled more dice than the {len(self.faces)} given", None)
+            raise DiceScriptError(f"the procedure rolled more dice than the {len(self.faces)} given", None, self.faces)
         face = self.faces[self.used]
         if not 1 <= face <= sides:
-            raise DiceScriptError(f"scripted die {self.used + 1} is {face}, but this roll is a d{sides} (1-{sides})", self.used)
+            raise DiceScriptError(f"scripted die {self.used + 1} is {face}, but this roll is a d{sides} (1-{sides})", self.used, self.faces)
         self.used += 1
         self.rolled.append(face)
         return face

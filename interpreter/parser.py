@@ -300,10 +300,8 @@ class _ToAst(Transformer_NonRecursive):
     def attribute(self, meta, children):
         return ast.Attribute(self._pos(meta), children[0], str(children[1]))
 
-    @v_args(meta=True)
-    def outcome_name(self, meta, children):
-        # `outcome` is a keyword, but `result.outcome` reads a resolved outcome's name.
-        return ast.Attribute(self._pos(meta), children[0], "outcome")
+    def field_name(self, children):
+        return str(children[0])
 
     @v_args(meta=True)
     def index(self, meta, children):
