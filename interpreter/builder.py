@@ -327,8 +327,7 @@ class Builder:
 
     def _axis(self, spec: dict, labels: list[tuple[Any, tuple]], edge: str, doc: LoadedYaml) -> Axis:
         headings = tuple(self._heading(label, doc, path) for label, path in labels)
-        axis = Axis(spec["name"], headings, edge, spec.get("dice"))
-        return axis
+        return Axis(spec["name"], headings, edge, spec.get("dice"))
 
     def _check_axis(self, axis: Axis, label_paths: list[tuple], doc: LoadedYaml, axis_path: tuple, what: str, at_key: bool) -> None:
         numeric_paths = [p for h, p in zip(axis.headings, label_paths) if h.numeric]

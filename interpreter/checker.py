@@ -25,7 +25,6 @@ from .values import (
     BOOL,
     INT,
     STR,
-    IntType,
     ListType,
     OutcomeType,
     RecordType,
@@ -476,7 +475,6 @@ class Checker:
             if len(expr.args) != 2:
                 self.error(expr.pos, "dice(count, faces) takes two arguments")
                 return expr, INT
-            text = f"dice({len(expr.args)})"
             return self._roll(expr.pos, expr.args[0].value, expr.args[1].value, "dice", scope, context)
         args = [self._expr(arg.value, scope, context) for arg in expr.args]
         new = ast.Call(expr.pos, name, tuple(ast.Arg(a.pos, None, value) for a, (value, _) in zip(expr.args, args)))

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
-from .errors import RulesetError, RuleViolation, Source, UsageError, WartableError
+from .errors import RulesetError, Source, UsageError, WartableError
 
 COMMAND_LINE = "<command line>"
 
@@ -341,7 +341,7 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
 
 def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: TextIO) -> int:
     from .api import odds
-    from .diff import WhatIfError, odds_changes, what_if
+    from .diff import WhatIfError, what_if
 
     changed = ruleset
     for text in args.what_if:

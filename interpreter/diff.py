@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from . import ast
-from .api import Distribution, odds
+from .api import Distribution
 from .checker import compile_ruleset
 from .errors import DiagnosticList
 from .inputs import CoercionError, parse_command_line_value

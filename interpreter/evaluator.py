@@ -22,12 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import ast, ir
-from .dice import DiceScriptError
-from .errors import RuleViolation, RulesetError, UsageError, WartableError
+from .errors import RuleViolation, WartableError
 from .inputs import CoercionError, coerce
 from .ruleset import Ruleset
 from .tables import OffTable, lookup
-from .values import OutcomeValue, Record, StrType, show
+from .values import OutcomeValue, Record, show
 
 
 @dataclass(frozen=True)
@@ -251,20 +250,13 @@ class Executor:
             if self.exact:
                 per_state.append((env, weight, self._dice_distribution(count, sides), sides**count))
             else:
-                faces = [self._sample(sides, statement) for _ in range(count)]
+                faces = [self.dice.roll(sides) for _ in range(count)]
                 total = sum(faces)
                 shown = " + ".join(map(str, faces)) + (f" = {total}" if count > 1 else "")
                 label = statement.text if statement.text != "dice" else f"{count}d{sides}"
                 self.note(frame, "roll", f"roll {label}: {shown}", statement.pos, dice=label, faces=faces, total=total)
                 per_state.append((env, weight, {total: 1}, 1))
         return self._spread(dist, statement.slot, per_state)
-
-    def _sample(self, sides: int, statement: ast.Stmt) -> int:
-        try:
-            return self.dice.roll(sides)
-        except DiceScriptError as error:
-            error.pos = statement.pos  # the CLI reports the --dice value; keep where it was rolled
-            raise
 
     def _check_dice(self, statement: ir.Roll, count: Any, sides: Any) -> None:
         if not isinstance(count, int) or count < 0 or count > self.limits.max_dice_per_roll:
@@ -591,7 +583,7 @@ class Executor:
                 self.note(
                     frame, "shift",
                     f"{table.title}: column {result.column_before_shift.label} shifted {abs(shift)} {direction}"
-                    + (f" (clamped at the edge)" if result.column_clamped_from else "")
+                    + (" (clamped at the edge)" if result.column_clamped_from else "")
                     + f" -> {result.column.label}",
                     expr.pos, table.rule,
                 )

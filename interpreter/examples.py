@@ -14,7 +14,7 @@ from typing import Any
 
 from .api import odds, prepare_inputs, resolve
 from .dice import DiceScriptError
-from .errors import Diagnostic, RuleViolation, UsageError, WartableError
+from .errors import Diagnostic, RuleViolation, UsageError
 from .inputs import CoercionError, coerce
 from .ruleset import Example, Ruleset
 from .values import OutcomeValue, show, to_plain
