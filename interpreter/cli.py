@@ -262,7 +262,7 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     ruleset = _load(args.ruleset, command_line)
     procedure = _procedure(ruleset, args.procedure, command_line)
     inputs = _gather_inputs(procedure, args, command_line)
-    choices = _gather_choices(procedure, args, command_line)
+    choices = _gather_choices(procedure, args, command_line, ruleset)
     seed = _parse_seed(args.seed, command_line) if args.seed is not None else None
     dice = _parse_dice(args.dice, command_line) if args.dice is not None else None
     if args.n is not None:
@@ -313,7 +313,7 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     ruleset = _load(args.ruleset, command_line)
     procedure = _procedure(ruleset, args.procedure, command_line)
     inputs = _gather_inputs(procedure, args, command_line)
-    choices = _gather_choices(procedure, args, command_line)
+    choices = _gather_choices(procedure, args, command_line, ruleset)
     if args.what_if:
         return _what_if(ruleset, args, inputs, choices, command_line, stdout)
     results = odds_by_choice(ruleset, args.procedure, inputs, choices=choices)
@@ -406,7 +406,7 @@ def _diff(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     base_procedure = _procedure(base, args.procedure, command_line)
     variant_procedure = _procedure(variant, args.procedure, command_line)
     inputs = _gather_inputs(variant_procedure, args, command_line)
-    choices = _gather_choices(variant_procedure, args, command_line)
+    choices = _gather_choices(variant_procedure, args, command_line, variant)
     base_inputs = {k: v for k, v in inputs.items() if base_procedure.input(k) is not None}
     base_choices = {k: v for k, v in choices.items() if base_procedure.choice(k) is not None}
     before = odds(base, args.procedure, base_inputs, choices=base_choices)
@@ -496,13 +496,17 @@ def _yaml_value(text: str, command_line: CommandLine, index: int | None, offset:
         raise command_line.error(index, first.message, offset + first.column - 1) from None
 
 
-def _gather_choices(procedure, args, command_line: CommandLine) -> dict[str, str]:
+def _gather_choices(procedure, args, command_line: CommandLine, ruleset=None) -> dict[str, str]:
+    """--choose values, for the procedure's choices and those of the procedures it resolves."""
+    from .api import reachable_choices
+
+    available = {c.name: c for c in (reachable_choices(ruleset, procedure.name) if ruleset is not None else procedure.choices)}
     choices = {}
     for text in args.chosen:
         name, value, index = _split_assignment(text, "--choose", command_line)
-        choice = procedure.choice(name)
+        choice = available.get(name)
         if choice is None:
-            known = ", ".join(c.name for c in procedure.choices) or "none"
+            known = ", ".join(available) or "none"
             raise command_line.error(index, f"procedure '{procedure.name}' has no choice '{name}' (choices: {known})", _offset(command_line, index, name))
         if value not in choice.options:
             raise command_line.error(

@@ -106,6 +106,8 @@ def _syntax_error(error: UnexpectedInput, origin: TextOrigin, parser: Lark, text
     if isinstance(error, UnexpectedToken):
         if error.token.type == "$END":
             message = f"unexpected end of procedure{expected_text}"
+        elif error.token.type == "DICE" and "NAME" in (error.expected or ()):
+            message = f"syntax error: '{error.token}' is a die roll and cannot be a name; pick another name"
         else:
             message = f"syntax error: unexpected '{error.token}'{expected_text}"
     elif isinstance(error, UnexpectedCharacters):

@@ -57,6 +57,14 @@ class OutcomeValue:
 
     name: str
     fields: tuple[tuple[str, Any], ...] = ()
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Outcomes are dictionary keys in every exact-odds step: hash once.
+        object.__setattr__(self, "_hash", hash((self.name, self.fields)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def get(self, name: str, default: Any = None) -> Any:
         for key, value in self.fields:

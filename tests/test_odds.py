@@ -4,6 +4,7 @@ for every bundled procedure the rulesets' own examples exercise."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
@@ -141,6 +142,12 @@ def test_open_choice_gives_one_distribution_per_option(tmp_path):
 # ---- every bundled procedure: mass conserved, Monte Carlo agrees -----------------------
 
 
+@functools.lru_cache(maxsize=None)
+def bundled(name: str):
+    """Each bundled ruleset loaded once for this module (rulesets are immutable)."""
+    return load_ruleset(name)
+
+
 def _chi_square_threshold(degrees: int) -> float:
     """Wilson-Hilferty approximation of the chi-square quantile at p = 0.001."""
     z = 3.0902
@@ -150,7 +157,7 @@ def _chi_square_threshold(degrees: int) -> float:
 def _example_cases():
     cases = []
     for name in bundled_names():
-        ruleset = load_ruleset(name)
+        ruleset = bundled(name)
         seen = set()
         for example in ruleset.examples:
             data = example.data
@@ -167,7 +174,7 @@ def _example_cases():
 def test_every_bundled_procedure_has_an_example():
     missing = []
     for name in bundled_names():
-        ruleset = load_ruleset(name)
+        ruleset = bundled(name)
         covered = {e.procedure for e in ruleset.examples if "violation" not in e.data}
         missing += [f"{name}.{p}" for p in ruleset.procedures if p not in covered]
     assert missing == []
@@ -175,7 +182,7 @@ def test_every_bundled_procedure_has_an_example():
 
 @pytest.mark.parametrize("ruleset_name, procedure, inputs, choices", _example_cases())
 def test_odds_sum_to_one_and_agree_with_monte_carlo(ruleset_name, procedure, inputs, choices):
-    ruleset = load_ruleset(ruleset_name)
+    ruleset = bundled(ruleset_name)
     exact = odds(ruleset, procedure, inputs, choices=choices)
     assert sum(p for _, p in exact.outcomes) + exact.truncated == 1
     assert exact.truncated < Fraction(1, 10**12)
