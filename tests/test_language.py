@@ -980,3 +980,20 @@ def test_arithmetic_matches_a_python_reference(tmp_path_factory, tree, a, b, c):
     assert resolve(ruleset, "p", env, dice=[]).outcome.get("x") == expected, text
     # the exact-odds executor evaluates the same program: one certain outcome
     assert odds(ruleset, "p", env).probability("v", x=expected) == 1, text
+
+
+def test_a_die_literal_cannot_be_a_variable_name(tmp_path):
+    from interpreter import RulesetError, load_ruleset
+
+    path = tmp_path / "r.yaml"
+    path.write_text(
+        "wartable: 1\nname: r\ntitle: r\nsource: s\nversion: '1'\nprocedures:\n  p:\n    title: t\n    rule: r\n"
+        "    body: |\n      let d6 = 3\n      outcome done\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(RulesetError) as info:
+        load_ruleset(path)
+    (diagnostic,) = info.value.diagnostics
+    # body line 1 is file line 11; `let ` is 4 characters after the 6-space indent: column 11
+    assert (diagnostic.line, diagnostic.column) == (11, 11)
+    assert "'d6' is a die roll and cannot be a name" in diagnostic.message

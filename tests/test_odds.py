@@ -229,3 +229,20 @@ def test_replaying_a_seed_replays_the_dice():
     again = resolve(eto, "interception", {"zones": 9}, seed=first.seed)
     assert first.seed is not None
     assert again.dice == first.dice and again.outcome == first.outcome
+
+
+def test_choose_reaches_a_choice_of_a_resolved_procedure():
+    # eia column_attack resolves tactical_contest, whose choice defender_intent decides evading.
+    # Seed 003: "The defender chooses whether he wants to gain first strike or evade combat ...
+    # If one side wins, they get what they wanted." Scripted: attacker 2, defender 5 -> the
+    # defender wins the contest; with evade chosen the columns do not fight.
+    argv = ["run", "eia", "column_attack", "--set", "attacker=[{kind: warship}]", "--set", "defender=[{kind: warship}]",
+            "--choose", "defender_intent=evade", "--dice", "2,5", "--json"]
+    out, err = io.StringIO(), io.StringIO()
+    assert main(argv, stdout=out, stderr=err) == 0, err.getvalue()
+    assert json.loads(out.getvalue())["outcome"]["name"] == "evaded"
+    # an option the nested choice does not have is a usage error on the command line
+    out, err = io.StringIO(), io.StringIO()
+    argv[argv.index("defender_intent=evade")] = "defender_intent=flee"
+    assert main(argv, stdout=out, stderr=err) == 2
+    assert "choice 'defender_intent' must be one of" in err.getvalue()
