@@ -474,11 +474,11 @@ def _gather_inputs(procedure, args, command_line: CommandLine) -> dict[str, Any]
             raise command_line.error(index, f"--set {name}: {error.message}", value_offset + inner) from None
     missing = [spec for spec in procedure.inputs if spec.required and spec.name not in inputs]
     if missing:
-        spec = missing[0]
-        raise command_line.error(
-            command_line.find(args.procedure),
-            f"input '{spec.name}' is required ({spec.type.describe()}): give --set {spec.name}=... or --situation FILE.yaml",
-        )
+        index = command_line.find(args.procedure)
+        raise UsageError([
+            command_line.error(index, f"input '{spec.name}' is required ({spec.type.describe()}): give --set {spec.name}=... or --situation FILE.yaml").diagnostics[0]
+            for spec in missing
+        ])
     return inputs
 
 
