@@ -66,15 +66,17 @@ class _Parser(argparse.ArgumentParser):
         self.command_line = command_line
 
     def error(self, message: str):
+        """Point at the argument argparse complains about (it names it in the message)."""
         command_line = self.command_line
-        index = None
-        if command_line is not None:
-            for index_candidate, arg in enumerate(command_line.argv):
-                if arg and (f"'{arg}'" in message or f": {arg}" in message or message.endswith(arg)):
-                    index = index_candidate
-                    break
-            raise command_line.error(index, f"{message} (see wartable {self.prog.split()[-1] if ' ' in self.prog else ''} --help)".replace("  ", " "))
-        raise UsageError(Source(COMMAND_LINE, "").diagnostic(1, 1, message))
+        if command_line is None:
+            raise UsageError(Source(COMMAND_LINE, "").diagnostic(1, 1, message))
+        named = (
+            index for index, arg in enumerate(command_line.argv)
+            if arg and (f"'{arg}'" in message or f": {arg}" in message or message.endswith(arg))
+        )
+        command = self.prog.split()[-1] if " " in self.prog else ""
+        hint = f"see wartable {command} --help" if command else "see wartable --help"
+        raise command_line.error(next(named, None), f"{message} ({hint})")
 
 
 def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentParser:

@@ -105,6 +105,10 @@ def _extends_target(loaded: LoadedYaml, path: Path) -> Path:
     """The base a variant names: a path relative to the variant, or a bundled name."""
     name = loaded.data["extends"]
     relative = (path.parent / name)
+    is_folder = relative.is_dir() and (relative / "ruleset.yaml").is_file()
+    if Path(name).is_absolute() or not (Path(name).suffix in (".yaml", ".yml") or is_folder or ("/" not in name and "\\" not in name)):
+        # a ruleset from a stranger must not make wartable read (and echo in errors) any file it likes
+        raise RulesetError(loaded.diagnostic(("extends",), f"extends '{name}': give a bundled name or a relative path to a .yaml ruleset"))
     if relative.is_file():
         return relative.resolve()
     if relative.is_dir() and (relative / "ruleset.yaml").is_file():
