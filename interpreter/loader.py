@@ -106,9 +106,10 @@ def _extends_target(loaded: LoadedYaml, path: Path) -> Path:
     name = loaded.data["extends"]
     relative = (path.parent / name)
     is_folder = relative.is_dir() and (relative / "ruleset.yaml").is_file()
-    if Path(name).is_absolute() or not (Path(name).suffix in (".yaml", ".yml") or is_folder or ("/" not in name and "\\" not in name)):
+    bundled_name = "/" not in name and "\\" not in name and not Path(name).suffix
+    if not (Path(name).suffix in (".yaml", ".yml") or is_folder or bundled_name):
         # a ruleset from a stranger must not make wartable read (and echo in errors) any file it likes
-        raise RulesetError(loaded.diagnostic(("extends",), f"extends '{name}': give a bundled name or a relative path to a .yaml ruleset"))
+        raise RulesetError(loaded.diagnostic(("extends",), f"extends '{name}': give a bundled name or the path of a .yaml ruleset"))
     if relative.is_file():
         return relative.resolve()
     if relative.is_dir() and (relative / "ruleset.yaml").is_file():
