@@ -18,7 +18,7 @@ from .errors import DiagnosticList, RulesetError
 from .inputs import CoercionError, coerce
 from .parser import TextOrigin, parse_expression, parse_procedure
 from .ruleset import MISSING, Choice, Constant, Example, InputSpec, ModifierEntry, ModifierList, Note, Procedure, Ruleset, frozen_mapping
-from .tables import Axis, Heading, Table, coverage_problems, dice_range, parse_numeric_label, parse_rolls, uncovered_totals
+from .tables import Axis, Heading, Table, coverage_problems, dice_range, parse_numeric_label, parse_ratio_label, parse_rolls, uncovered_totals
 from .values import ANY, BOOL, INT, STR, IntType, ListType, Record, RecordType, StrType, Type
 from .yaml_loader import LoadedYaml
 
@@ -323,6 +323,9 @@ class Builder:
         bounds = parse_numeric_label(label)
         if bounds is not None:
             return Heading(label, bounds[0], bounds[1], numeric=True)
+        odds = parse_ratio_label(label)
+        if odds is not None:
+            return Heading(label, ratio=odds[0], ratio_open=odds[1])
         return Heading(label, members=frozenset({label.casefold()}))
 
     def _axis(self, spec: dict, labels: list[tuple[Any, tuple]], edge: str, doc: LoadedYaml) -> Axis:
@@ -339,9 +342,17 @@ class Builder:
         for heading, path in zip(numeric, numeric_paths):
             if heading.low is not None and heading.high is not None and heading.low > heading.high:
                 self.error(doc, path, f"{what}: heading {heading.label!r} runs backwards", at_key=at_key)
+        odds = [(h, p) for h, p in zip(axis.headings, label_paths) if h.ratio is not None]
+        for index, (heading, path) in enumerate(odds):
+            if index and heading.ratio <= odds[index - 1][0].ratio:
+                self.error(doc, path, f"{what}: odds column {heading.label!r} must be higher than {odds[index - 1][0].label!r} before it", at_key=at_key)
+            if heading.ratio_open == "up" and index != len(odds) - 1:
+                self.error(doc, path, f"{what}: only the last odds column may be open upwards ({heading.label!r})", at_key=at_key)
+            if heading.ratio_open == "down" and index != 0:
+                self.error(doc, path, f"{what}: only the first odds column may be open downwards ({heading.label!r})", at_key=at_key)
         seen: dict[str, str] = {}
         for heading, path in zip(axis.headings, label_paths):
-            if heading.numeric:
+            if heading.numeric or heading.ratio is not None:
                 continue
             for member in heading.members:
                 if member in seen:

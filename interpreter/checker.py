@@ -24,6 +24,7 @@ from .values import (
     ANY,
     BOOL,
     INT,
+    RATIO,
     STR,
     ListType,
     OutcomeType,
@@ -37,7 +38,7 @@ from .values import (
 
 AGGREGATES = {"all", "any", "count", "sum", "min", "max", "list", "sort", "sort_desc"}
 BUILTINS = {
-    "min", "max", "abs", "count", "sum", "all", "any", "dice", "ceil_div",
+    "min", "max", "abs", "count", "sum", "all", "any", "dice", "ceil_div", "ratio",
     "append", "replace_at", "remove_at", "with_field", "repeat",
 }
 
@@ -406,8 +407,10 @@ class Checker:
             elif isinstance(right_type, StrType) and isinstance(expr.left, ast.StrLit):
                 self._check_enum_value(right_type, expr.left)
         else:
-            self._expect(expr.left, left_type, INT, f"the left side of {expr.op}")
-            self._expect(expr.right, right_type, INT, f"the right side of {expr.op}")
+            # numbers and odds ratios order together: ratio(a, d) >= 3 means odds of 3:1 or better
+            for side, side_type, where in ((expr.left, left_type, "left"), (expr.right, right_type, "right")):
+                if base_kind(side_type) not in ("int", "ratio", "any"):
+                    self.error(side.pos, f"the {where} side of {expr.op} must be a number or an odds ratio, not {side_type.describe()}")
         return ast.Compare(expr.pos, expr.op, left, right), BOOL
 
     def _check_enum_value(self, enum: StrType, literal: ast.StrLit) -> None:
@@ -506,12 +509,13 @@ class Checker:
             else:
                 self._expect(expr.args[0].value, types[0], INT, "the argument of abs()")
             return new, INT
-        if name == "ceil_div":
+        if name in ("ceil_div", "ratio"):
+            usage = "ceil_div(a, b)" if name == "ceil_div" else "ratio(attack, defense)"
             if len(types) != 2:
-                self.error(expr.pos, "ceil_div(a, b) takes two numbers")
+                self.error(expr.pos, f"{usage} takes two numbers")
             for arg, t in zip(expr.args, types):
-                self._expect(arg.value, t, INT, "an argument of ceil_div()")
-            return new, INT
+                self._expect(arg.value, t, INT, f"an argument of {name}()")
+            return new, (INT if name == "ceil_div" else RATIO)
         return self._list_builtin(expr, new, name, types)
 
     def _list_builtin(self, expr, new, name: str, types: list[Type]):
@@ -633,8 +637,8 @@ class Checker:
             value_ir, value_type = self._expr(value, scope, context)
             if name == "shift":
                 self._expect(value, value_type, INT, "a column shift")
-            elif base_kind(value_type) not in ("int", "str", "any"):
-                self.error(value.pos, f"a {name} key must be a number or a category, not {value_type.describe()}")
+            elif base_kind(value_type) not in ("int", "str", "ratio", "any"):
+                self.error(value.pos, f"a {name} key must be a number, an odds ratio or a category, not {value_type.describe()}")
             compiled[name] = value_ir
         placeholder = ast.IntLit(expr.pos, 0)
         return (

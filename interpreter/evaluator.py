@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable
 
 from . import ast, ir
@@ -515,6 +516,11 @@ class Executor:
             if args[1] == 0:
                 raise RuleViolation(expr.pos.diagnostic("division by zero"))
             return -(-args[0] // args[1])
+        if name == "ratio":
+            attack, defense = args
+            if defense <= 0 or attack < 0:
+                raise RuleViolation(expr.pos.diagnostic(f"odds need a defense above 0 and an attack of 0 or more, not {attack} to {defense}"))
+            return Fraction(attack, defense)
         if name == "append":
             return args[0] + (args[1],)
         if name in ("replace_at", "remove_at"):

@@ -1,7 +1,8 @@
 """Printed tables: headings, cells, and the lookup rule.
 
 A heading is numeric (``"3-4"``, ``"11+"``, ``"-2(-)"``, ``"less than -3"``,
-``"-3 to +3"``) or a category (``"Desert or Mountain"``, ``"no defenders"``).
+``"-3 to +3"``), an odds ratio (``"1:2"``, ``"3:1"``, ``"6:1+"``, ``"1:3-"``) or
+a category (``"Desert or Mountain"``, ``"no defenders"``).
 A lookup finds the row and column whose heading holds the key, applies a
 cumulative column shift, and clamps or fails at the edges as the table says.
 Nothing here knows any game: every number comes from the YAML.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 _NUM = r"([+-]?\d+)"
@@ -51,6 +53,24 @@ def parse_numeric_label(label: str) -> tuple[int | None, int | None] | None:
     return None
 
 
+_RATIO = re.compile(r"^(\d+)\s*:\s*(\d+)\s*(\+|\(\+\)|or more|-|\(-\)|or less)?$", re.IGNORECASE)
+
+
+def parse_ratio_label(label: str) -> tuple[Fraction, str | None] | None:
+    """``"3:1"`` -> (3, None); ``"6:1+"`` -> (6, "up"); ``"1:3-"`` -> (1/3, "down")."""
+    match = _RATIO.match(label.strip())
+    if not match or int(match.group(2)) == 0:
+        return None
+    suffix = (match.group(3) or "").lower()
+    open_end = "up" if suffix in ("+", "(+)", "or more") else ("down" if suffix else None)
+    return Fraction(int(match.group(1)), int(match.group(2))), open_end
+
+
+def show_ratio(value: Fraction) -> str:
+    """Odds as a wargamer writes them: 3:1, 1:2, 7:2."""
+    return f"{value.numerator}:{value.denominator}"
+
+
 _ROLLS = re.compile(r"^\d+(\s*(,|-|–|—)\s*\d+)*$")
 
 
@@ -84,12 +104,14 @@ class Heading:
     numeric: bool = False
     members: frozenset[str] = frozenset()
     otherwise: bool = False
+    ratio: Fraction | None = None  # an odds column: attacker to defender
+    ratio_open: str | None = None  # "up" (6:1+) or "down" (1:3-)
 
     def holds_number(self, key: int) -> bool:
         return self.numeric and (self.low is None or key >= self.low) and (self.high is None or key <= self.high)
 
     def holds_category(self, key: str) -> bool:
-        return not self.numeric and key.casefold() in self.members
+        return not self.numeric and self.ratio is None and key.casefold() in self.members
 
 
 @dataclass(frozen=True)
@@ -119,8 +141,11 @@ class Placement:
 
 def place(axis: Axis, key: Any, what: str) -> Placement:
     """Index of the heading that holds ``key`` (clamping where allowed)."""
-    if isinstance(key, bool) or not isinstance(key, (int, str)):
-        raise OffTable(f"{what} key must be a number or a category, not {key!r}")
+    if isinstance(key, bool) or not isinstance(key, (int, str, Fraction)):
+        raise OffTable(f"{what} key must be a number, an odds ratio or a category, not {key!r}")
+    ratios = [(i, h) for i, h in enumerate(axis.headings) if h.ratio is not None]
+    if isinstance(key, Fraction) or (ratios and isinstance(key, int)):
+        return _place_ratio(axis, ratios, Fraction(key), what)
     if isinstance(key, str):
         fallback = None
         for index, heading in enumerate(axis.headings):
@@ -145,6 +170,26 @@ def place(axis: Axis, key: Any, what: str) -> Placement:
     if first[1].low is not None and key < first[1].low:
         return Placement(first[0], clamped_from=str(key))
     return Placement(last[0], clamped_from=str(key))
+
+
+def _place_ratio(axis: Axis, ratios: list[tuple[int, Heading]], key: Fraction, what: str) -> Placement:
+    """Odds round down to the table's own columns, in the defender's favour.
+
+    The column is the highest ratio not above the odds; every odds ratio at
+    or above the last column rounds down to it.  Odds below the first column
+    fall off the table unless it is open (1:3-), or the table clamps.
+    """
+    if not ratios:
+        raise OffTable(f"{what} {axis.name!r} has no odds columns for the ratio {show_ratio(key)}")
+    below = [(i, h) for i, h in ratios if h.ratio <= key]
+    if below:
+        return Placement(below[-1][0])
+    first_index, first = ratios[0]
+    if first.ratio_open == "down":
+        return Placement(first_index)
+    if axis.edge != "clamp":
+        raise OffTable(f"odds of {show_ratio(key)} are off the table: {what} {axis.name!r} starts at {first.label} and does not clamp")
+    return Placement(first_index, clamped_from=show_ratio(key))
 
 
 def shift(axis: Axis, placement: Placement, columns: int) -> Placement:

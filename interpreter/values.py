@@ -8,6 +8,7 @@ equal states: ints, bools, strings, tuples (lists), :class:`Record` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Iterator
 
 
@@ -84,6 +85,8 @@ def to_plain(value: Any) -> Any:
         return {"name": value.name, "fields": {k: to_plain(v) for k, v in value.fields}}
     if isinstance(value, (tuple, list, frozenset)):
         return [to_plain(item) for item in value]
+    if isinstance(value, Fraction):
+        return f"{value.numerator}:{value.denominator}"
     return value
 
 
@@ -103,6 +106,8 @@ def show(value: Any) -> str:
     if isinstance(value, OutcomeValue):
         inner = ", ".join(f"{k} = {show(v)}" for k, v in value.fields)
         return f"{value.name}({inner})" if inner else value.name
+    if isinstance(value, Fraction):
+        return f"{value.numerator}:{value.denominator}"
     return str(value)
 
 
@@ -128,6 +133,14 @@ class IntType(Type):
 
     def describe(self) -> str:
         return "int"
+
+
+@dataclass(frozen=True)
+class RatioType(Type):
+    """Odds, attacker to defender, as made by ratio(attack, defense): exact, never rounded."""
+
+    def describe(self) -> str:
+        return "odds ratio"
 
 
 @dataclass(frozen=True)
@@ -193,6 +206,7 @@ class OutcomeType(Type):
 
 
 ANY = AnyType()
+RATIO = RatioType()
 INT = IntType()
 BOOL = BoolType()
 STR = StrType()
@@ -210,6 +224,8 @@ def base_kind(t: Type) -> str:
         return "list"
     if isinstance(t, (RecordType, OutcomeType)):
         return "record"
+    if isinstance(t, RatioType):
+        return "ratio"
     return "any"
 
 
