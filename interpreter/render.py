@@ -7,7 +7,7 @@ from fractions import Fraction
 from .api import Distribution, Resolution, Sample
 from .ruleset import MISSING, ModifierList, Ruleset
 from .tables import Table
-from .values import IntType, show
+from .values import IntType, RecordType, show
 
 BAR_WIDTH = 40
 
@@ -46,7 +46,9 @@ def render_table(table: Table, *, provenance: bool = False) -> str:
 
 
 def render_modifiers(modifiers: ModifierList) -> str:
-    lines = [f"{modifiers.title}  ({'column shifts, cumulative' if modifiers.kind == 'column_shift' else 'die-roll modifiers'})", f"rule: {modifiers.rule}", ""]
+    kind = "column shifts, cumulative" if modifiers.kind == "column_shift" else "die-roll modifiers"
+    heading = modifiers.title if kind.split(",")[0].lower() in modifiers.title.lower() else f"{modifiers.title}  ({kind})"
+    lines = [heading, f"rule: {modifiers.rule}", ""]
     rows = []
     for entry in modifiers.entries:
         if modifiers.kind == "column_shift":
@@ -71,6 +73,19 @@ def render_listing(ruleset: Ruleset) -> str:
         lines.append("modifier lists:")
         for name, modifiers in ruleset.modifiers.items():
             lines.append(f"  {name:<28} {modifiers.kind}, {len(modifiers.entries)} entries: {modifiers.title}")
+        lines.append("")
+    if ruleset.types:
+        lines.append("types:")
+        for name, declared in ruleset.types.items():
+            if isinstance(declared, RecordType):
+                defaults = dict(declared.defaults)
+                parts = [
+                    f"{field}: {field_type.describe()}" + (f" = {show(defaults[field])}" if field in defaults else "")
+                    for field, field_type in declared.fields
+                ]
+                lines.append(f"  {name:<28} {{{', '.join(parts)}}}")
+            else:
+                lines.append(f"  {name:<28} {declared.describe()}")
         lines.append("")
     if ruleset.constants:
         lines.append("constants:")

@@ -409,3 +409,15 @@ def test_python_m_interpreter():
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert {o["name"]: o["probability"] for o in document["outcomes"]} == {"intercepted": "1/2", "not_intercepted": "1/2"}
+
+
+def test_list_shows_record_types_for_situation_files():
+    # great_war declares one record type, naval_unit, with nation/type/contact/combat (seed 004's
+    # "each fleet's units with nation and contact rating"); a modder writing --set values needs them.
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["list", "great_war"], stdout=out, stderr=err) == 0
+    text = out.getvalue()
+    types = text[text.index("types:"):].splitlines()[1]
+    assert types.split()[0] == "naval_unit"
+    for field in ("nation: enum(", "type: enum(", "contact: int", "combat: int"):
+        assert field in types
