@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
@@ -223,8 +224,6 @@ def odds_by_choice(
     limits: ExecutionLimits = ExecutionLimits(),
 ) -> list[tuple[dict[str, str], Distribution]]:
     """One distribution per combination of the choices left open (fixed ones stay fixed)."""
-    import itertools
-
     fixed = dict(choices or {})
     open_choices = [c for c in reachable_choices(ruleset, procedure) if c.name not in fixed]
     combinations = 1

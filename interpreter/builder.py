@@ -335,10 +335,8 @@ class Builder:
     def _check_axis(self, axis: Axis, label_paths: list[tuple], doc: LoadedYaml, axis_path: tuple, what: str, at_key: bool) -> None:
         numeric_paths = [p for h, p in zip(axis.headings, label_paths) if h.numeric]
         numeric = [h for h in axis.headings if h.numeric]
-        for index, (before, after) in enumerate(zip(numeric, numeric[1:])):
-            problems = coverage_problems(Axis(axis.name, (before, after), axis.edge))
-            for problem in problems:
-                self.error(doc, numeric_paths[index + 1], f"{what}: {problem}", at_key=at_key)
+        for index, problem in coverage_problems(numeric):
+            self.error(doc, numeric_paths[index], f"{what}: {problem}", at_key=at_key)
         for heading, path in zip(numeric, numeric_paths):
             if heading.low is not None and heading.high is not None and heading.low > heading.high:
                 self.error(doc, path, f"{what}: heading {heading.label!r} runs backwards", at_key=at_key)

@@ -323,9 +323,12 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     if args.json:
         # The top-level distribution follows the choices given (defaults for the rest);
         # with open choices, by_choice holds one distribution per combination.
-        from .api import odds
+        from .api import reachable_choices
 
-        document = odds(ruleset, args.procedure, inputs, choices=choices).to_json()
+        defaults = {c.name: c.default for c in reachable_choices(ruleset, args.procedure)}
+        document = next(
+            d for chosen, d in results if all(chosen[name] == defaults[name] for name in open_names)
+        ).to_json()
         if open_names:
             document["by_choice"] = [
                 {"choices": chosen, **{k: v for k, v in d.to_json().items() if k in ("outcomes", "truncated")}} for chosen, d in results
@@ -401,9 +404,7 @@ def _diff(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
         if args.json:
             print(json.dumps({"base": base.name, "variant": variant.name, "changes": changes}, indent=2), file=stdout)
         else:
-            print(f"{base.name} -> {variant.name}: {len(changes)} change{'s' if len(changes) != 1 else ''}", file=stdout)
-            for line in changes:
-                print(f"  {line}", file=stdout)
+            _print_changes(base.name, variant.name, changes, stdout)
         return 0
     base_procedure = _procedure(base, args.procedure, command_line)
     variant_procedure = _procedure(variant, args.procedure, command_line)
@@ -414,12 +415,16 @@ def _diff(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     before = odds(base, args.procedure, base_inputs, choices=base_choices)
     after = odds(variant, args.procedure, inputs, choices=choices)
     if not args.json:
-        print(f"{base.name} -> {variant.name}: {len(changes)} change{'s' if len(changes) != 1 else ''}", file=stdout)
-        for line in changes:
-            print(f"  {line}", file=stdout)
+        _print_changes(base.name, variant.name, changes, stdout)
         print(file=stdout)
     _print_odds_changes(before, after, base.name, variant.name, args.json, stdout, changes)
     return 0
+
+
+def _print_changes(base: str, variant: str, changes: list[str], stdout: TextIO) -> None:
+    print(f"{base} -> {variant}: {_plural(len(changes), 'change')}", file=stdout)
+    for line in changes:
+        print(f"  {line}", file=stdout)
 
 
 def _parse_count(text: str, flag: str, command_line: CommandLine) -> int:
@@ -543,7 +548,7 @@ def _situation(procedure, path_text: str, command_line: CommandLine) -> dict[str
         try:
             inputs[name] = coerce(value, spec.type, f"input '{name}'")
         except CoercionError as error:
-            problems.append(loaded.diagnostic((name,) + error.path, error.message, at_key=bool(error.path) and isinstance(error.path[-1], str) and "no field" in error.message))
+            problems.append(loaded.diagnostic((name,) + error.path, error.message, at_key=error.at_key))
     if problems:
         raise UsageError(problems)
     return inputs

@@ -95,7 +95,7 @@ def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict)
             if actual is missing:
                 problems.append(example.where(f"expect.fields.{field}").diagnostic(f"outcome {play.outcome.name} has no field '{field}'"))
             elif to_plain(actual) != wanted:
-                problems.append(example.where(f"expect.fields.{field}").diagnostic(f"expected {field} = {show_plain(wanted)}, got {show(actual)}"))
+                problems.append(example.where(f"expect.fields.{field}").diagnostic(f"expected {field} = {show(wanted)}, got {show(actual)}"))
     if dice is not None and play.unused_dice:
         problems.append(example.where("dice").diagnostic(f"{play.unused_dice} of the scripted dice were not used"))
     return problems
@@ -121,8 +121,3 @@ def _fields_match(outcome: OutcomeValue, fields: dict[str, Any]) -> bool:
     missing = object()
     return all(to_plain(outcome.get(k, missing)) == v for k, v in fields.items())
 
-
-def show_plain(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)

@@ -13,10 +13,11 @@ from .values import BoolType, IntType, ListType, Record, RecordType, StrType, Ty
 
 
 class CoercionError(Exception):
-    def __init__(self, message: str, path: tuple = ()):
+    def __init__(self, message: str, path: tuple = (), *, at_key: bool = False):
         super().__init__(message)
         self.message = message
         self.path = path  # where inside the value the problem is (list index, field)
+        self.at_key = at_key  # the problem is the key at ``path`` (an unknown field), not its value
 
 
 def coerce(value: Any, expected: Type, what: str) -> Any:
@@ -51,7 +52,7 @@ def coerce(value: Any, expected: Type, what: str) -> Any:
             try:
                 items.append(coerce(item, expected.element, f"{what}[{index}]"))
             except CoercionError as error:
-                raise CoercionError(error.message, (index,) + error.path) from None
+                raise CoercionError(error.message, (index,) + error.path, at_key=error.at_key) from None
         return tuple(items)
     if isinstance(expected, RecordType):
         if isinstance(value, Record) and value.type_name == expected.name:
@@ -62,7 +63,9 @@ def coerce(value: Any, expected: Type, what: str) -> Any:
         unknown = [key for key in value if expected.field(key) is None]
         if unknown:
             raise CoercionError(
-                f"{what}: {expected.name} has no field '{unknown[0]}' (fields: {', '.join(n for n, _ in expected.fields)})", (unknown[0],)
+                f"{what}: {expected.name} has no field '{unknown[0]}' (fields: {', '.join(n for n, _ in expected.fields)})",
+                (unknown[0],),
+                at_key=True,
             )
         items = []
         for name, field_type in expected.fields:
@@ -70,7 +73,7 @@ def coerce(value: Any, expected: Type, what: str) -> Any:
                 try:
                     items.append((name, coerce(value[name], field_type, f"{what}.{name}")))
                 except CoercionError as error:
-                    raise CoercionError(error.message, (name,) + error.path) from None
+                    raise CoercionError(error.message, (name,) + error.path, at_key=error.at_key) from None
             elif name in defaults:
                 items.append((name, defaults[name]))
             else:

@@ -263,17 +263,21 @@ def _provenance(table: Table, row: int, column: int) -> str:
         return ""
 
 
-def coverage_problems(axis: Axis) -> list[str]:
-    """Gaps, overlaps and misplaced open ends between neighbouring numeric headings."""
-    problems: list[str] = []
-    numeric = [h for h in axis.headings if h.numeric]
-    for before, after in zip(numeric, numeric[1:]):
+def coverage_problems(headings: tuple[Heading, ...] | list[Heading]) -> list[tuple[int, str]]:
+    """Gaps, overlaps and misplaced open ends between neighbouring numeric headings.
+
+    Each problem comes with the index (among the numeric headings) of the later
+    heading of the pair, where it is reported.
+    """
+    problems: list[tuple[int, str]] = []
+    numeric = [h for h in headings if h.numeric]
+    for index, (before, after) in enumerate(zip(numeric, numeric[1:]), start=1):
         if before.high is None or after.low is None:
-            problems.append(f"headings {before.label!r} and {after.label!r} overlap (an open end may only stand at the edge)")
+            problems.append((index, f"headings {before.label!r} and {after.label!r} overlap (an open end may only stand at the edge)"))
         elif after.low <= before.high:
-            problems.append(f"headings {before.label!r} and {after.label!r} overlap")
+            problems.append((index, f"headings {before.label!r} and {after.label!r} overlap"))
         elif after.low > before.high + 1:
-            problems.append(f"gap between headings {before.label!r} and {after.label!r}: {before.high + 1} is not covered")
+            problems.append((index, f"gap between headings {before.label!r} and {after.label!r}: {before.high + 1} is not covered"))
     return problems
 
 
