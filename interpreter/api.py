@@ -17,13 +17,52 @@ from typing import Any, Iterable, Mapping
 from . import ir
 from .dice import ScriptedDice, SeededDice, fresh_seed
 from .errors import Source, UsageError
-from .evaluator import ExecutionLimits, Executor, TraceEvent
+from .evaluator import Executor, TraceEvent
 from .inputs import CoercionError, coerce
+from .limits import Budget, Limits, breach
 from .ruleset import MISSING, Ruleset
 from .values import OutcomeValue, to_plain
 
 SEED_BITS = 32
 API_INPUT = "<inputs>"
+
+
+def _misuse(message: str) -> UsageError:
+    return UsageError(Source(API_INPUT, "").diagnostic(1, 1, message))
+
+
+def _checked_call(
+    ruleset: Any,
+    procedure: Any,
+    inputs: Any,
+    choices: Any,
+    limits: Any,
+) -> tuple[ir.CompiledProcedure, dict[str, Any], Limits]:
+    """The arguments every API call shares, checked: the project's own errors, never a TypeError."""
+    if not isinstance(ruleset, Ruleset):
+        raise _misuse(f"expected a ruleset from load_ruleset(...), not {type(ruleset).__name__}")
+    if not isinstance(procedure, str):
+        raise _misuse(f"the procedure is named by a string, not {type(procedure).__name__}")
+    if inputs is not None and not isinstance(inputs, Mapping):
+        raise _misuse(f"inputs are a mapping of input names to values, not {type(inputs).__name__}")
+    if inputs is not None and not all(isinstance(name, str) for name in inputs):
+        raise _misuse("input names are strings")
+    if choices is not None and (not isinstance(choices, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in choices.items())):
+        raise _misuse("choices are a mapping of choice names to option names (strings)")
+    if limits is None:
+        limits = Limits()
+    if not isinstance(limits, Limits):
+        raise _misuse(f"limits are a Limits(...), not {type(limits).__name__}")
+    compiled = procedure_of(ruleset, procedure)
+    return compiled, prepare_inputs(compiled, inputs or {}, choices), limits
+
+
+def _whole_number(value: Any, what: str, *, low: int, bits: int = 64) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _misuse(f"{what} must be a whole number, not {type(value).__name__}")
+    if value < low or value.bit_length() > bits:
+        raise _misuse(f"{what} must be a whole number from {low} to 2**{bits} - 1")
+    return value
 
 
 def procedure_of(ruleset: Ruleset, name: str) -> ir.CompiledProcedure:
@@ -100,17 +139,21 @@ def resolve(
     dice: Iterable[int] | None = None,
     choices: Mapping[str, str] | None = None,
     trace: bool = True,
-    limits: ExecutionLimits = ExecutionLimits(),
+    limits: Limits | None = None,
 ) -> Resolution:
     """Resolve ``procedure`` once: scripted ``dice``, a ``seed``, or a fresh seed (reported)."""
-    compiled = procedure_of(ruleset, procedure)
-    prepared = prepare_inputs(compiled, inputs or {}, choices)
+    compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
+    if dice is not None and seed is not None:
+        raise _misuse("give scripted dice or a seed, not both")
     if dice is not None:
-        source = ScriptedDice(tuple(dice))
-        seed = None
+        if isinstance(dice, (str, bytes)) or not isinstance(dice, Iterable):
+            raise _misuse(f"dice are a list of die faces, not {type(dice).__name__}")
+        faces = tuple(dice)
+        for face in faces:
+            _whole_number(face, "a scripted die face", low=1)
+        source = ScriptedDice(faces)
     else:
-        if seed is None:
-            seed = fresh_seed(SEED_BITS)
+        seed = fresh_seed(SEED_BITS) if seed is None else _whole_number(seed, "the seed", low=0)
         source = SeededDice(seed)
     executor = Executor(ruleset, dice=source, choices=choices, trace=trace, limits=limits)
     outcomes = executor.run_procedure(compiled, prepared)
@@ -169,12 +212,15 @@ def odds(
     inputs: Mapping[str, Any] | None = None,
     *,
     choices: Mapping[str, str] | None = None,
-    limits: ExecutionLimits = ExecutionLimits(),
+    limits: Limits | None = None,
+    budget: Budget | None = None,
 ) -> Distribution:
-    """The exact distribution of ``procedure``'s outcomes over every die face."""
-    compiled = procedure_of(ruleset, procedure)
-    prepared = prepare_inputs(compiled, inputs or {}, choices)
-    executor = Executor(ruleset, dice=None, choices=choices, trace=False, limits=limits)
+    """The exact distribution of ``procedure``'s outcomes over every die face.
+
+    ``budget`` lets several calls share one budget (one command's timeout).
+    """
+    compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
+    executor = Executor(ruleset, dice=None, choices=choices, trace=False, limits=limits, budget=budget)
     result = executor.run_procedure(compiled, prepared)
     outcomes = [(outcome, Fraction(weight, result.denom)) for outcome, weight in result.weights.items() if weight]
     outcomes.sort(key=lambda item: (-item[1], item[0].name, repr(item[0].fields)))
@@ -221,20 +267,25 @@ def odds_by_choice(
     *,
     choices: Mapping[str, str] | None = None,
     max_combinations: int = 64,
-    limits: ExecutionLimits = ExecutionLimits(),
+    limits: Limits | None = None,
 ) -> list[tuple[dict[str, str], Distribution]]:
-    """One distribution per combination of the choices left open (fixed ones stay fixed)."""
+    """One distribution per combination of the choices left open (fixed ones stay fixed).
+
+    All combinations share one budget: the work and time limits hold for the whole call.
+    """
+    _, _, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
+    budget = Budget(limits)
     fixed = dict(choices or {})
     open_choices = [c for c in reachable_choices(ruleset, procedure) if c.name not in fixed]
     combinations = 1
     for choice in open_choices:
         combinations *= len(choice.options)
     if not open_choices or combinations > max_combinations:
-        return [(fixed, odds(ruleset, procedure, inputs, choices=fixed, limits=limits))]
+        return [(fixed, odds(ruleset, procedure, inputs, choices=fixed, limits=limits, budget=budget))]
     results = []
     for options in itertools.product(*(c.options for c in open_choices)):
         chosen = {**fixed, **{c.name: o for c, o in zip(open_choices, options)}}
-        results.append((chosen, odds(ruleset, procedure, inputs, choices=chosen, limits=limits)))
+        results.append((chosen, odds(ruleset, procedure, inputs, choices=chosen, limits=limits, budget=budget)))
     return results
 
 
@@ -272,21 +323,26 @@ def monte_carlo(
     seed: int | None = None,
     choices: Mapping[str, str] | None = None,
     progress=None,
-    limits: ExecutionLimits = ExecutionLimits(),
+    limits: Limits | None = None,
 ) -> Sample:
-    """Resolve ``procedure`` ``trials`` times with one seeded stream of dice."""
-    compiled = procedure_of(ruleset, procedure)
-    prepared = prepare_inputs(compiled, inputs or {}, choices)
-    if seed is None:
-        seed = fresh_seed(SEED_BITS)
+    """Resolve ``procedure`` ``trials`` times with one seeded stream of dice.
+
+    Each play has the whole work budget to itself; the timeout holds for the whole run.
+    """
+    compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
+    _whole_number(trials, "trials", low=1)
+    if trials > limits.max_trials:
+        raise breach(None, "max_trials", f"{trials:,} trials is more than {limits.max_trials:,}")
+    seed = fresh_seed(SEED_BITS) if seed is None else _whole_number(seed, "the seed", low=0)
     source = SeededDice(seed)
     source.rolled = _Discard()
-    executor = Executor(ruleset, dice=source, choices=choices, trace=False, limits=limits)
+    budget = Budget(limits)
+    executor = Executor(ruleset, dice=source, choices=choices, trace=False, limits=limits, budget=budget)
     counts: dict[OutcomeValue, int] = {}
     step = max(trials // 100, 1)
     run = executor.run_procedure
     for trial in range(trials):
-        executor.steps = 0
+        budget.start_play()
         (outcome,) = run(compiled, prepared).weights
         counts[outcome] = counts.get(outcome, 0) + 1
         if progress is not None and trial % step == 0:

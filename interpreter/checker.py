@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from . import ast, ir
+from .callgraph import MAX_NESTING, build_call_graph
 from .errors import DiagnosticList
 from .ruleset import ModifierList, Procedure, Ruleset
 from .tables import Table
@@ -33,7 +34,9 @@ from .values import (
     Type,
     base_kind,
     compatible,
+    join,
     type_of_value,
+    unknown_within,
 )
 
 AGGREGATES = {"all", "any", "count", "sum", "min", "max", "list", "sort", "sort_desc"}
@@ -41,17 +44,6 @@ BUILTINS = {
     "min", "max", "abs", "count", "sum", "all", "any", "dice", "ceil_div", "ratio",
     "append", "replace_at", "remove_at", "with_field", "repeat",
 }
-
-
-def cell_type(table: Table) -> Type:
-    if table.result_fields is not None:
-        return RecordType(f"cell of {table.name}", (("code", STR),) + tuple(table.result_fields))
-    kinds = {base_kind(type_of_value(v)) for row in table.cells for v in row}
-    if kinds == {"int"}:
-        return INT
-    if kinds == {"str"}:
-        return STR
-    return ANY
 
 
 @dataclass
@@ -97,18 +89,27 @@ class Checker:
     def __init__(self, ruleset: Ruleset, diagnostics: DiagnosticList):
         self.ruleset = ruleset
         self.diagnostics = diagnostics
-        self.calls: dict[str, list[tuple[str, ast.Pos]]] = {}
-        self.outcome_types = {name: self._outcome_type(proc) for name, proc in ruleset.procedures.items()}
-        self.cell_types = {name: cell_type(table) for name, table in ruleset.tables.items()}
+        # Filled in callee-first order: a caller reads the fields of outcomes already typed.
+        self.outcome_types: dict[str, OutcomeType] = {}
+        self.cell_types: dict[str, Type] = {}  # typed at their first lookup, where a mix is reported
+        self.constant_types = {name: self._constant_type(constant) for name, constant in ruleset.constants.items()}
 
     # ---- entry point -----------------------------------------------------------
 
     def check(self) -> dict[str, ir.CompiledProcedure]:
+        graph = build_call_graph(self.ruleset, self.diagnostics)
         compiled = {}
-        for name, procedure in self.ruleset.procedures.items():
+        for name in graph.order:
+            procedure = self.ruleset.procedures[name]
+            if graph.own_depth[name] > MAX_NESTING:
+                continue  # reported by the call graph; too deep to check safely
             compiled[name] = self._compile_procedure(procedure)
-        self._check_cycles()
-        return compiled
+        for name in graph.in_cycle:  # reported; checked for their other errors with untyped outcomes
+            self.outcome_types.setdefault(name, OutcomeType(name, ()))
+        for name in graph.in_cycle:
+            if graph.own_depth[name] <= MAX_NESTING:
+                compiled[name] = self._compile_procedure(self.ruleset.procedures[name])
+        return {name: compiled[name] for name in self.ruleset.procedures if name in compiled}
 
     def error(self, pos: ast.Pos, message: str) -> None:
         self.diagnostics.add(pos.diagnostic(message))
@@ -125,11 +126,13 @@ class Checker:
             self._check_shadowing(choice.name, choice.pos, "choice")
             if procedure.input(choice.name):
                 self.error(choice.pos, f"choice '{choice.name}' has the same name as an input")
+        self.outcome_fields: dict[str, tuple[Type, ast.Pos, str]] = {}
         body = self._block(procedure.body, _Scope(None))
         if not self._always_ends(procedure.body):
             last = procedure.body.statements[-1].pos if procedure.body.statements else procedure.body.pos
             self.error(last, f"procedure '{procedure.name}' may reach its end without an outcome: end every path with `outcome NAME(...)`")
-        outcome = self.outcome_types[procedure.name]
+        outcome = OutcomeType(procedure.name, tuple((name, found[0]) for name, found in self.outcome_fields.items()))
+        self.outcome_types.setdefault(procedure.name, outcome)
         names = tuple(dict.fromkeys(s.name for s in _walk_statements(procedure.body) if isinstance(s, ast.Outcome)))
         return ir.CompiledProcedure(
             procedure.name, procedure.title, procedure.rule, procedure.inputs, procedure.choices, body, self.next_slot, outcome, names
@@ -139,13 +142,44 @@ class Checker:
         if name in self.ruleset.constants:
             self.error(pos, f"{what} '{name}' has the same name as a constant; rename one of them")
 
-    def _outcome_type(self, procedure: Procedure) -> OutcomeType:
-        fields: dict[str, Type] = {}
-        for statement in _walk_statements(procedure.body):
-            if isinstance(statement, ast.Outcome):
-                for f in statement.fields:
-                    fields.setdefault(f.name, ANY)
-        return OutcomeType(procedure.name, tuple(fields.items()))
+    def _outcome_field(self, outcome: ast.Outcome, field: ast.OutcomeField, field_type: Type) -> None:
+        """One field of one outcome: a field keeps one type across all of a procedure's outcomes."""
+        earlier = self.outcome_fields.get(field.name)
+        if earlier is None:
+            self.outcome_fields[field.name] = (field_type, field.pos, outcome.name)
+            return
+        joined = join(earlier[0], field_type)
+        if joined is None:
+            self.error(field.pos, f"field '{field.name}' is {field_type.describe()} here, but {earlier[0].describe()} "
+                                  f"in outcome {earlier[2]} at line {earlier[1].line}: a field keeps one type in every outcome")
+        else:
+            self.outcome_fields[field.name] = (joined, earlier[1], earlier[2])
+
+    def _constant_type(self, constant) -> Type:
+        found = type_of_value(constant.value)
+        if found is None:
+            self.error(constant.pos, f"constant '{constant.name}' mixes values of different types: a list holds items of one type")
+            return ANY
+        return found
+
+    def _cell_type(self, table: Table, pos: ast.Pos) -> Type:
+        if table.name not in self.cell_types:
+            self.cell_types[table.name] = self._uniform_cell_type(table, pos)
+        return self.cell_types[table.name]
+
+    def _uniform_cell_type(self, table: Table, pos: ast.Pos) -> Type:
+        if table.result_fields is not None:
+            return RecordType(f"cell of {table.name}", (("code", STR),) + tuple(table.result_fields))
+        found: Type | None = None
+        for row in table.cells:
+            for value in row:
+                value_type = type_of_value(value)
+                found = value_type if found is None else (join(found, value_type) if value_type is not None else None)
+                if found is None:
+                    self.error(pos, f"table '{table.name}' mixes cells of different types (numbers and text?), so what "
+                                    f"this lookup gives has no one type: give the table results: with codes, or make every cell the same kind")
+                    return ANY
+        return found or ANY
 
     def _always_ends(self, block: ast.Block) -> bool:
         statements = [s for s in block.statements if not isinstance(s, ast.Note)]
@@ -213,7 +247,7 @@ class Checker:
                     condition_ir, condition_type = self._expr(
                         condition, scope, _Context(None, "roll dice in a `let` before the `if`, not in an `elif` condition")
                     )
-                self._expect(condition, condition_type, BOOL, "a condition")
+                condition_ir = self._expect(condition, condition_type, BOOL, "a condition", condition_ir)
                 branches.append((condition_ir, self._block(body, _Scope(scope))))
             otherwise = self._block(statement.otherwise, _Scope(scope)) if statement.otherwise is not None else None
             return hoisted + [ir.IfIR(statement.pos, tuple(branches), otherwise)]
@@ -226,6 +260,7 @@ class Checker:
                 element = iterable_type.element
             elif base_kind(iterable_type) != "any":
                 self.error(statement.iterable.pos, f"`for` needs a list or a range such as 1 .. n, not {iterable_type.describe()}")
+            iterable = self._expect(statement.iterable, iterable_type, ListType(ANY), "what `for` runs over", iterable)
             existing = self._existing_name(statement.var, scope)
             if existing:
                 self.error(statement.pos, f"loop variable '{statement.var}' is already {existing}")
@@ -240,9 +275,9 @@ class Checker:
         if isinstance(statement, ast.While):
             no_dice = _Context(None, "a loop's condition and limit cannot roll dice: roll into a variable inside the loop")
             condition, condition_type = self._expr(statement.condition, scope, no_dice)
-            self._expect(statement.condition, condition_type, BOOL, "a `while` condition")
+            condition = self._expect(statement.condition, condition_type, BOOL, "a `while` condition", condition)
             limit, limit_type = self._expr(statement.limit, scope, no_dice)
-            self._expect(statement.limit, limit_type, INT, "a `while` limit")
+            limit = self._expect(statement.limit, limit_type, INT, "a `while` limit", limit)
             count_slot, limit_slot = self._alloc(None), self._alloc(None)
             self.loop_depth += 1
             body = self._block(statement.body, _Scope(scope))
@@ -259,12 +294,13 @@ class Checker:
                 if f.name in seen:
                     self.error(f.pos, f"field '{f.name}' given twice in outcome {statement.name}")
                 seen[f.name] = f.pos
-                value, _ = self._expr(f.value, scope, context)
+                value, value_type = self._expr(f.value, scope, context)
+                self._outcome_field(statement, f, value_type)
                 fields.append((f.name, value))
             return hoisted + [ir.OutcomeIR(statement.pos, statement.name, tuple(fields), statement.rule)]
         if isinstance(statement, ast.Require):
             condition, condition_type = self._expr(statement.condition, scope, context)
-            self._expect(statement.condition, condition_type, BOOL, "a `require` condition")
+            condition = self._expect(statement.condition, condition_type, BOOL, "a `require` condition", condition)
             return hoisted + [ast.Require(statement.pos, condition, statement.message)]
         if isinstance(statement, ast.Note):
             return [statement]
@@ -281,9 +317,20 @@ class Checker:
             return "a constant"
         return ""
 
-    def _expect(self, expr: ast.Expr, actual: Type, expected: Type, what: str) -> None:
+    def _expect(self, expr: ast.Expr, actual: Type, expected: Type, what: str, value: ast.Expr | None = None) -> ast.Expr | None:
+        """Report a value of the wrong type; a value whose type is not known here gets a run-time check.
+
+        Returns ``value`` (the checked form of ``expr``), wrapped in a guard where needed.
+        """
         if not compatible(expected, actual):
             self.error(expr.pos, f"{what} must be {expected.describe()}, not {actual.describe()}")
+            return value
+        return self._guard(expr, actual, (expected,), what, value)
+
+    def _guard(self, expr: ast.Expr, actual: Type, expected: tuple[Type, ...], what: str, value: ast.Expr | None) -> ast.Expr | None:
+        if value is None or not any(unknown_within(option, actual) for option in expected):
+            return value
+        return ir.Guard(expr.pos, value, expected, what)
 
     def _suggest(self, name: str, scope: _Scope) -> str:
         candidates = (
@@ -334,7 +381,7 @@ class Checker:
             return ir.InputRef(expr.pos, expr.name), StrType(choice.options)
         constant = self.ruleset.constants.get(expr.name)
         if constant is not None:
-            return ir.Literal(expr.pos, constant.value, expr.name), type_of_value(constant.value)
+            return ir.Literal(expr.pos, constant.value, expr.name), self.constant_types[expr.name]
         if expr.name in self.ruleset.tables:
             self.error(expr.pos, f"'{expr.name}' is a table: read it with `lookup {expr.name}(row = ...)`{context.where}")
         elif expr.name in self.ruleset.modifiers:
@@ -367,27 +414,28 @@ class Checker:
     def _expr_Index(self, expr, scope, context):
         subject, subject_type = self._expr(expr.subject, scope, context)
         index, index_type = self._expr(expr.index, scope, context)
-        self._expect(expr.index, index_type, INT, "an index")
+        index = self._expect(expr.index, index_type, INT, "an index", index)
         element = subject_type.element if isinstance(subject_type, ListType) else ANY
         if base_kind(subject_type) not in ("list", "any"):
             self.error(expr.pos, f"cannot index {subject_type.describe()}")
+        subject = self._guard(expr.subject, subject_type, (ListType(ANY),), "what is indexed", subject)
         return ast.Index(expr.pos, subject, index), element
 
     def _expr_Negate(self, expr, scope, context):
         operand, operand_type = self._expr(expr.operand, scope, context)
-        self._expect(expr.operand, operand_type, INT, "the operand of -")
+        operand = self._expect(expr.operand, operand_type, INT, "the operand of -", operand)
         return ast.Negate(expr.pos, operand), INT
 
     def _expr_Not(self, expr, scope, context):
         operand, operand_type = self._expr(expr.operand, scope, context)
-        self._expect(expr.operand, operand_type, BOOL, "the operand of `not`")
+        operand = self._expect(expr.operand, operand_type, BOOL, "the operand of `not`", operand)
         return ast.Not(expr.pos, operand), BOOL
 
     def _expr_Binary(self, expr, scope, context):
         left, left_type = self._expr(expr.left, scope, context)
         right, right_type = self._expr(expr.right, scope, context)
-        self._expect(expr.left, left_type, INT, f"the left side of {expr.op}")
-        self._expect(expr.right, right_type, INT, f"the right side of {expr.op}")
+        left = self._expect(expr.left, left_type, INT, f"the left side of {expr.op}", left)
+        right = self._expect(expr.right, right_type, INT, f"the right side of {expr.op}", right)
         return ast.Binary(expr.pos, expr.op, left, right), INT
 
     def _expr_Compare(self, expr, scope, context):
@@ -399,6 +447,7 @@ class Checker:
                     self.error(expr.pos, f"{left_type.describe()} can never be in a {right_type.describe()}")
             elif base_kind(right_type) != "any":
                 self.error(expr.right.pos, f"`in` needs a list on its right, not {right_type.describe()}")
+            right = self._guard(expr.right, right_type, (ListType(ANY),), f"the right side of `{'not in' if expr.op == 'notin' else 'in'}`", right)
         elif expr.op in ("==", "!="):
             if not compatible(left_type, right_type):
                 self.error(expr.pos, f"comparing {left_type.describe()} with {right_type.describe()} is always {expr.op == '!='}")
@@ -411,6 +460,8 @@ class Checker:
             for side, side_type, where in ((expr.left, left_type, "left"), (expr.right, right_type, "right")):
                 if base_kind(side_type) not in ("int", "ratio", "any"):
                     self.error(side.pos, f"the {where} side of {expr.op} must be a number or an odds ratio, not {side_type.describe()}")
+            left = self._guard(expr.left, left_type, (INT, RATIO), f"the left side of {expr.op}", left)
+            right = self._guard(expr.right, right_type, (INT, RATIO), f"the right side of {expr.op}", right)
         return ast.Compare(expr.pos, expr.op, left, right), BOOL
 
     def _check_enum_value(self, enum: StrType, literal: ast.StrLit) -> None:
@@ -422,13 +473,13 @@ class Checker:
         right, right_type = self._expr(
             expr.right, scope, _Context(None, f"the right side of `{expr.op}` is not always evaluated: roll into a `let` first", context.where)
         )
-        self._expect(expr.left, left_type, BOOL, f"the left side of `{expr.op}`")
-        self._expect(expr.right, right_type, BOOL, f"the right side of `{expr.op}`")
+        left = self._expect(expr.left, left_type, BOOL, f"the left side of `{expr.op}`", left)
+        right = self._expect(expr.right, right_type, BOOL, f"the right side of `{expr.op}`", right)
         return ast.Logical(expr.pos, expr.op, left, right), BOOL
 
     def _expr_Conditional(self, expr, scope, context):
         condition, condition_type = self._expr(expr.condition, scope, context)
-        self._expect(expr.condition, condition_type, BOOL, "a condition")
+        condition = self._expect(expr.condition, condition_type, BOOL, "a condition", condition)
         branch_context = _Context(None, "only one branch of `if ... then ... else` is evaluated: roll into a `let` first", context.where)
         then, then_type = self._expr(expr.then, scope, branch_context)
         otherwise, otherwise_type = self._expr(expr.otherwise, scope, branch_context)
@@ -440,8 +491,8 @@ class Checker:
     def _expr_RangeExpr(self, expr, scope, context):
         low, low_type = self._expr(expr.low, scope, context)
         high, high_type = self._expr(expr.high, scope, context)
-        self._expect(expr.low, low_type, INT, "the start of a range")
-        self._expect(expr.high, high_type, INT, "the end of a range")
+        low = self._expect(expr.low, low_type, INT, "the start of a range", low)
+        high = self._expect(expr.high, high_type, INT, "the end of a range", high)
         return ast.RangeExpr(expr.pos, low, high), ListType(INT)
 
     def _expr_Dice(self, expr, scope, context):
@@ -454,8 +505,8 @@ class Checker:
         inner = _Context(None, "the number and size of dice cannot themselves be rolled", context.where)
         count_ir, count_type = self._expr(count, scope, inner)
         sides_ir, sides_type = self._expr(sides, scope, inner)
-        self._expect(count, count_type, INT, "the number of dice")
-        self._expect(sides, sides_type, INT, "the number of faces")
+        count_ir = self._expect(count, count_type, INT, "the number of dice", count_ir)
+        sides_ir = self._expect(sides, sides_type, INT, "the number of faces", sides_ir)
         slot = self._alloc(scope)
         context.hoist.append(ir.Roll(pos, slot, count_ir, sides_ir, text))
         return ir.Local(pos, text, slot), INT
@@ -480,45 +531,52 @@ class Checker:
                 return expr, INT
             return self._roll(expr.pos, expr.args[0].value, expr.args[1].value, "dice", scope, context)
         args = [self._expr(arg.value, scope, context) for arg in expr.args]
-        new = ast.Call(expr.pos, name, tuple(ast.Arg(a.pos, None, value) for a, (value, _) in zip(expr.args, args)))
+        values = [value for value, _ in args]
         types = [t for _, t in args]
+        sources = [arg.value for arg in expr.args]
+
+        def call(result: Type) -> tuple[ast.Expr, Type]:
+            return ast.Call(expr.pos, name, tuple(ast.Arg(a.pos, None, value) for a, value in zip(expr.args, values))), result
+
         if name in ("min", "max", "sum") and len(types) == 1:
-            self._expect_list_of(expr.args[0].value, types[0], INT, name)
-            return new, INT
+            values[0] = self._expect_list_of(sources[0], types[0], INT, name, values[0])
+            return call(INT)
         if name in ("min", "max"):
             if not types:
                 self.error(expr.pos, f"{name}() needs at least one argument")
-            for arg, t in zip(expr.args, types):
-                self._expect(arg.value, t, INT, f"an argument of {name}()")
-            return new, INT
+            for index, t in enumerate(types):
+                values[index] = self._expect(sources[index], t, INT, f"an argument of {name}()", values[index])
+            return call(INT)
         if name in ("all", "any"):
             if len(types) != 1:
                 self.error(expr.pos, f"{name}() takes one list")
             else:
-                self._expect_list_of(expr.args[0].value, types[0], BOOL, name)
-            return new, BOOL
+                values[0] = self._expect_list_of(sources[0], types[0], BOOL, name, values[0])
+            return call(BOOL)
         if name in ("count", "sum"):
             if len(types) != 1:
                 self.error(expr.pos, f"{name}() takes one list")
             elif base_kind(types[0]) not in ("list", "any"):
-                self.error(expr.args[0].value.pos, f"{name}() needs a list, not {types[0].describe()}")
-            return new, INT
+                self.error(sources[0].pos, f"{name}() needs a list, not {types[0].describe()}")
+            else:
+                values[0] = self._guard(sources[0], types[0], (ListType(ANY),), f"what {name}() counts", values[0])
+            return call(INT)
         if name == "abs":
             if len(types) != 1:
                 self.error(expr.pos, "abs() takes one number")
             else:
-                self._expect(expr.args[0].value, types[0], INT, "the argument of abs()")
-            return new, INT
+                values[0] = self._expect(sources[0], types[0], INT, "the argument of abs()", values[0])
+            return call(INT)
         if name in ("ceil_div", "ratio"):
             usage = "ceil_div(a, b)" if name == "ceil_div" else "ratio(attack, defense)"
             if len(types) != 2:
                 self.error(expr.pos, f"{usage} takes two numbers")
-            for arg, t in zip(expr.args, types):
-                self._expect(arg.value, t, INT, f"an argument of {name}()")
-            return new, (INT if name == "ceil_div" else RATIO)
-        return self._list_builtin(expr, new, name, types)
+            for index, t in enumerate(types):
+                values[index] = self._expect(sources[index], t, INT, f"an argument of {name}()", values[index])
+            return call(INT if name == "ceil_div" else RATIO)
+        return self._list_builtin(expr, name, sources, values, types, call)
 
-    def _list_builtin(self, expr, new, name: str, types: list[Type]):
+    def _list_builtin(self, expr, name: str, sources: list, values: list, types: list[Type], call):
         """append, replace_at, remove_at, repeat, with_field: new values, never mutation."""
         arity = {"append": 2, "replace_at": 3, "remove_at": 2, "repeat": 2, "with_field": 3}[name]
         usage = {
@@ -530,43 +588,50 @@ class Checker:
         }[name]
         if len(types) != arity:
             self.error(expr.pos, f"{usage} takes {arity} arguments")
-            return new, ANY
-        args = [a.value for a in expr.args]
+            return call(ANY)
         if name == "repeat":
-            self._expect(args[1], types[1], INT, "the count of repeat()")
-            return new, ListType(types[0])
+            values[1] = self._expect(sources[1], types[1], INT, "the count of repeat()", values[1])
+            return call(ListType(types[0]))
         if name == "with_field":
             record_type = types[0]
-            if not isinstance(args[1], ast.StrLit):
-                self.error(args[1].pos, 'with_field needs the field name as a literal string: with_field(ship, "damaged", true)')
-                return new, record_type
+            if not isinstance(sources[1], ast.StrLit):
+                self.error(sources[1].pos, 'with_field needs the field name as a literal string: with_field(ship, "damaged", true)')
+                return call(record_type)
             if isinstance(record_type, RecordType):
-                field_type = record_type.field(args[1].value)
+                field_type = record_type.field(sources[1].value)
                 if field_type is None:
-                    self.error(args[1].pos, f"{record_type.describe()} has no field '{args[1].value}' (fields: {', '.join(n for n, _ in record_type.fields)})")
+                    self.error(sources[1].pos, f"{record_type.describe()} has no field '{sources[1].value}' (fields: {', '.join(n for n, _ in record_type.fields)})")
                 elif not compatible(field_type, types[2]):
-                    self.error(args[2].pos, f"field '{args[1].value}' holds {field_type.describe()}, not {types[2].describe()}")
+                    self.error(sources[2].pos, f"field '{sources[1].value}' holds {field_type.describe()}, not {types[2].describe()}")
+                else:
+                    values[2] = self._guard(sources[2], types[2], (field_type,), f"field '{sources[1].value}'", values[2])
             elif base_kind(record_type) != "any":
-                self.error(args[0].pos, f"with_field needs a record, not {record_type.describe()}")
-            return new, record_type
+                self.error(sources[0].pos, f"with_field needs a record, not {record_type.describe()}")
+            return call(record_type)
         list_type = types[0]
         if base_kind(list_type) not in ("list", "any"):
-            self.error(args[0].pos, f"{name}() needs a list, not {list_type.describe()}")
-            return new, ANY
+            self.error(sources[0].pos, f"{name}() needs a list, not {list_type.describe()}")
+            return call(ANY)
+        values[0] = self._guard(sources[0], list_type, (ListType(ANY),), f"the list given to {name}()", values[0])
         element = list_type.element if isinstance(list_type, ListType) else ANY
         if name in ("replace_at", "remove_at"):
-            self._expect(args[1], types[1], INT, f"the position in {name}()")
+            values[1] = self._expect(sources[1], types[1], INT, f"the position in {name}()", values[1])
         item_type = types[-1] if name in ("append", "replace_at") else None
         if item_type is not None and not compatible(element, item_type):
-            self.error(args[-1].pos, f"a {list_type.describe()} cannot hold {item_type.describe()}")
-        return new, list_type
+            self.error(sources[-1].pos, f"a {list_type.describe()} cannot hold {item_type.describe()}")
+        elif item_type is not None:
+            values[-1] = self._guard(sources[-1], item_type, (element,), f"an item of a {list_type.describe()}", values[-1])
+        return call(list_type if isinstance(list_type, ListType) else ListType(ANY))
 
-    def _expect_list_of(self, expr, actual: Type, element: Type, function: str) -> None:
+    def _expect_list_of(self, expr, actual: Type, element: Type, function: str, value: ast.Expr) -> ast.Expr:
         if isinstance(actual, ListType):
             if not compatible(element, actual.element):
                 self.error(expr.pos, f"{function}() needs a list of {element.describe()}, not {actual.describe()}")
+                return value
         elif base_kind(actual) != "any":
             self.error(expr.pos, f"{function}() needs a list, not {actual.describe()}")
+            return value
+        return self._guard(expr, actual, (ListType(element),), f"what {function}() reads", value)
 
     def _expr_Aggregate(self, expr, scope, context):
         if expr.function not in AGGREGATES:
@@ -577,6 +642,7 @@ class Checker:
         element = collection_type.element if isinstance(collection_type, ListType) else ANY
         if base_kind(collection_type) not in ("list", "any"):
             self.error(expr.collection.pos, f"`for {expr.var} in` needs a list, not {collection_type.describe()}")
+        collection = self._guard(expr.collection, collection_type, (ListType(ANY),), f"what {expr.function}() runs over", collection)
         existing = self._existing_name(expr.var, scope)
         if existing:
             self.error(expr.pos, f"'{expr.var}' is already {existing}; pick another name for the aggregate's variable")
@@ -587,18 +653,18 @@ class Checker:
         condition = None
         if expr.condition is not None:
             condition, condition_type = self._expr(expr.condition, inner, inner_context)
-            self._expect(expr.condition, condition_type, BOOL, "an aggregate's `if` condition")
+            condition = self._expect(expr.condition, condition_type, BOOL, "an aggregate's `if` condition", condition)
         function = expr.function
         result: Type = INT
         if function in ("all", "any"):
-            self._expect(expr.element, value_type, BOOL, f"what {function}() tests")
+            value = self._expect(expr.element, value_type, BOOL, f"what {function}() tests", value)
             result = BOOL
         elif function in ("sum", "min", "max"):
-            self._expect(expr.element, value_type, INT, f"what {function}() adds up or compares")
+            value = self._expect(expr.element, value_type, INT, f"what {function}() adds up or compares", value)
         elif function == "list":
             result = ListType(value_type)
         elif function in ("sort", "sort_desc"):
-            self._expect(expr.element, value_type, INT, f"the key {function}() orders by")
+            value = self._expect(expr.element, value_type, INT, f"the key {function}() orders by", value)
             result = ListType(element)
         return ir.AggregateIR(expr.pos, function, value, slot, collection, condition), result
 
@@ -636,14 +702,16 @@ class Checker:
         for name, value in args.items():
             value_ir, value_type = self._expr(value, scope, context)
             if name == "shift":
-                self._expect(value, value_type, INT, "a column shift")
+                value_ir = self._expect(value, value_type, INT, "a column shift", value_ir)
             elif base_kind(value_type) not in ("int", "str", "ratio", "any"):
                 self.error(value.pos, f"a {name} key must be a number, an odds ratio or a category, not {value_type.describe()}")
+            else:
+                value_ir = self._guard(value, value_type, (INT, STR, RATIO), f"the {name} key", value_ir)
             compiled[name] = value_ir
         placeholder = ast.IntLit(expr.pos, 0)
         return (
             ir.LookupIR(expr.pos, table, compiled.get("row", placeholder), compiled.get("column"), compiled.get("shift")),
-            self.cell_types[expr.table],
+            self._cell_type(table, expr.pos),
         )
 
     def _expr_ModifierSum(self, expr, scope, context):
@@ -663,7 +731,7 @@ class Checker:
             condition, condition_type = self._expr(
                 entry.condition, scope, _Context(None, "a modifier's condition cannot roll dice", where)
             )
-            self._expect(entry.condition, condition_type, BOOL, "a modifier's `when`")
+            condition = self._expect(entry.condition, condition_type, BOOL, "a modifier's `when`", condition)
             entries.append((entry, condition))
         return ir.ModifierSumIR(expr.pos, modifier_list, tuple(entries)), INT
 
@@ -677,7 +745,6 @@ class Checker:
         if context.hoist is None:
             self.error(expr.pos, f"a procedure cannot be resolved here: {context.no_dice_reason.replace('roll', 'resolve it')}")
             return expr, ANY
-        self.calls.setdefault(self.procedure.name, []).append((expr.procedure, expr.pos))
         args = []
         given = set()
         for arg in expr.args:
@@ -703,31 +770,7 @@ class Checker:
                 self.error(expr.pos, f"resolve {expr.procedure}(...) is missing input '{spec.name}'")
         slot = self._alloc(scope)
         context.hoist.append(ir.CallProcedure(expr.pos, slot, expr.procedure, tuple(args)))
-        return ir.Local(expr.pos, f"resolve {expr.procedure}", slot), self.outcome_types[expr.procedure]
-
-    # ---- whole-ruleset checks ---------------------------------------------------------
-
-    def _check_cycles(self) -> None:
-        state: dict[str, str] = {}
-        reported: set[str] = set()
-
-        def visit(name: str, path: list[tuple[str, ast.Pos | None]]) -> None:
-            state[name] = "active"
-            for callee, pos in self.calls.get(name, ()):
-                if state.get(callee) == "active":
-                    names = [n for n, _ in path] + [name]
-                    cycle = names[names.index(callee):] + [callee]
-                    if callee not in reported:
-                        reported.add(callee)
-                        self.error(pos, f"procedures call each other in a cycle: {' -> '.join(cycle)}")
-                elif callee not in state:
-                    visit(callee, path + [(name, pos)])
-            state[name] = "done"
-
-        for name in self.ruleset.procedures:
-            if name not in state:
-                visit(name, [])
-
+        return ir.Local(expr.pos, f"resolve {expr.procedure}", slot), self.outcome_types.get(expr.procedure, OutcomeType(expr.procedure, ()))
 
 def _walk_statements(block: ast.Block) -> Iterable[ast.Stmt]:
     stack = list(reversed(block.statements))

@@ -11,8 +11,9 @@ In ``run`` mode a dice source picks a single face, so the distribution holds
 one state of weight 1 and the same code resolves one play, recording a trace
 of every roll, table cell, modifier, shift, clamp and outcome.
 
-Termination: loops run over finite lists, calls form no cycle (checked at
-load), and a step budget backs both up.
+Termination and size: loops run over finite lists, calls form no cycle and
+nest boundedly (checked at load), and a :class:`~limits.Budget` bounds the
+work, the states, the time, integer sizes and value sizes (see limits.py).
 """
 
 from __future__ import annotations
@@ -23,26 +24,14 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from . import ast, ir
-from .errors import RuleViolation, WartableError
+from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
+from .limits import Budget, Limits, LimitExceeded, breach
 from .ruleset import Ruleset
 from .tables import OffTable, lookup
-from .values import OutcomeValue, Record, show
+from .values import OutcomeValue, Record, conforms, kind_of_value, show
 
-
-@dataclass(frozen=True)
-class ExecutionLimits:
-    """Backstops against runaway procedures; not game numbers."""
-
-    max_steps: int = 20_000_000
-    max_dice_per_roll: int = 1_000
-    max_faces: int = 1_000
-    max_range: int = 100_000
-    max_call_depth: int = 64
-
-
-class LimitExceeded(WartableError):
-    """A procedure ran past a step, dice or size limit."""
+__all__ = ["Dist", "Executor", "LimitExceeded", "Limits", "TraceEvent"]
 
 
 @dataclass(frozen=True)
@@ -113,7 +102,8 @@ class Executor:
         dice=None,
         choices: dict[str, str] | None = None,
         trace: bool = False,
-        limits: ExecutionLimits = ExecutionLimits(),
+        limits: Limits = Limits(),
+        budget: Budget | None = None,
     ):
         self.ruleset = ruleset
         self.dice = dice  # None: exact, every face
@@ -121,7 +111,9 @@ class Executor:
         self.choices = dict(choices or {})
         self.trace: list[TraceEvent] | None = [] if trace else None
         self.limits = limits
-        self.steps = 0
+        self.budget = budget or Budget(limits)
+        bound = 1 << limits.max_int_bits
+        self._int_low, self._int_high = -bound + 1, bound - 1
         self._dice_memo: dict[tuple[int, int], dict[int, int]] = {}
         self._call_memo: dict[tuple, Dist] = {}
         self._eval: dict[type, Callable] = {
@@ -131,7 +123,8 @@ class Executor:
             ir.Literal: lambda e, env, f: e.value,
             ir.Local: lambda e, env, f: env[e.slot],
             ir.InputRef: lambda e, env, f: f.inputs[e.name],
-            ast.ListLit: lambda e, env, f: tuple(self.eval(i, env, f) for i in e.items),
+            ast.ListLit: lambda e, env, f: self.budget.check_value(tuple(self.eval(i, env, f) for i in e.items), e.pos),
+            ir.Guard: self._guard,
             ast.Attribute: self._attribute,
             ast.Index: self._index,
             ast.Negate: lambda e, env, f: -self.eval(e.operand, env, f),
@@ -159,7 +152,7 @@ class Executor:
     def run_procedure(self, procedure: ir.CompiledProcedure, inputs: dict[str, Any], depth: int = 0) -> Dist:
         """The distribution of outcomes (one outcome of full weight when dice are sampled)."""
         if depth > self.limits.max_call_depth:
-            raise LimitExceeded(procedure.body.statements[0].pos.diagnostic(f"procedures nest deeper than {self.limits.max_call_depth} calls"))
+            raise breach(procedure.body.pos, "max_call_depth", f"procedures nest deeper than {self.limits.max_call_depth} calls")
         frame = _Frame(procedure, inputs, depth)
         start = Dist({(None,) * procedure.slot_count: 1}, 1)
         flow = self.exec_block(procedure.body, start, frame)
@@ -173,9 +166,7 @@ class Executor:
         for statement in block.statements:
             if not current.weights:
                 break
-            self.steps += len(current.weights)
-            if self.steps > self.limits.max_steps:
-                raise LimitExceeded(statement.pos.diagnostic(f"procedure ran past the step limit ({self.limits.max_steps} steps)"))
+            self.budget.charge(len(current.weights), statement.pos)
             result = self.exec_statement(statement, current, frame)
             if isinstance(result, _Flow):
                 flow.finished.absorb(result.finished)
@@ -228,18 +219,21 @@ class Executor:
             self.note(frame, "set", f"{statement.name} = {show(value)}", statement.pos)
         return Dist(out, dist.denom)
 
-    def _spread(self, dist: Dist, slot: int, per_state: list[tuple[tuple, int, dict, int]]) -> Dist:
+    def _spread(self, dist: Dist, slot: int, per_state: list[tuple[tuple, int, dict, int]], pos) -> Dist:
         """States x values: each state's value distribution written into ``slot``."""
         common = 1
         for _, _, _, total in per_state:
             common = math.lcm(common, total)
         out: dict = {}
+        budget = self.budget
         for env, weight, values, total in per_state:
+            budget.charge(len(values), pos)
             scale = weight * (common // total)
             head, tail = env[:slot], env[slot + 1:]
             for value, count in values.items():
                 new = head + (value,) + tail
                 out[new] = out.get(new, 0) + count * scale
+            budget.check_states(len(out), pos)
         return Dist(out, dist.denom * common)
 
     def _roll(self, statement: ir.Roll, dist: Dist, frame: _Frame) -> Dist:
@@ -249,7 +243,7 @@ class Executor:
             sides = self.eval(statement.sides, env, frame)
             self._check_dice(statement, count, sides)
             if self.exact:
-                per_state.append((env, weight, self._dice_distribution(count, sides), sides**count))
+                per_state.append((env, weight, self._dice_distribution(count, sides, statement.pos), sides**count))
             else:
                 faces = [self.dice.roll(sides) for _ in range(count)]
                 total = sum(faces)
@@ -257,29 +251,40 @@ class Executor:
                 label = statement.text if statement.text != "dice" else f"{count}d{sides}"
                 self.note(frame, "roll", f"roll {label}: {shown}", statement.pos, dice=label, faces=faces, total=total)
                 per_state.append((env, weight, {total: 1}, 1))
-        return self._spread(dist, statement.slot, per_state)
+        return self._spread(dist, statement.slot, per_state, statement.pos)
 
     def _check_dice(self, statement: ir.Roll, count: Any, sides: Any) -> None:
         if not isinstance(count, int) or count < 0 or count > self.limits.max_dice_per_roll:
-            raise LimitExceeded(statement.pos.diagnostic(f"cannot roll {count} dice (0 to {self.limits.max_dice_per_roll})"))
+            raise breach(statement.pos, "max_dice_per_roll", f"cannot roll {count} dice (0 to {self.limits.max_dice_per_roll})")
         if not isinstance(sides, int) or sides < 1 or sides > self.limits.max_faces:
-            raise LimitExceeded(statement.pos.diagnostic(f"a die must have 1 to {self.limits.max_faces} faces, not {sides}"))
+            raise breach(statement.pos, "max_faces", f"a die must have 1 to {self.limits.max_faces} faces, not {sides}")
+        if self.exact and count * (sides - 1) + 1 > self.limits.max_roll_totals:
+            raise breach(statement.pos, "max_roll_totals", f"{count}d{sides} has {count * (sides - 1) + 1:,} totals, more than exact odds follow")
 
-    def _dice_distribution(self, count: int, sides: int) -> dict[int, int]:
-        """Ways to roll each total with ``count`` dice of ``sides`` faces."""
+    def _dice_distribution(self, count: int, sides: int, pos) -> dict[int, int]:
+        """Ways to roll each total with ``count`` dice of ``sides`` faces.
+
+        One die at a time, each total of the next die a sliding window over
+        the last one's: count x totals steps, whatever the number of faces.
+        """
         key = (count, sides)
         memo = self._dice_memo.get(key)
         if memo is not None:
             return memo
-        ways = {0: 1}
+        ways = [1]  # ways[t]: ways to make t above the minimum
         for _ in range(count):
-            step: dict[int, int] = {}
-            for total, n in ways.items():
-                for face in range(1, sides + 1):
-                    step[total + face] = step.get(total + face, 0) + n
+            self.budget.charge(len(ways) + sides, pos)
+            step, window = [], 0
+            for total in range(len(ways) + sides - 1):
+                if total < len(ways):
+                    window += ways[total]
+                if total >= sides:
+                    window -= ways[total - sides]
+                step.append(window)
             ways = step
-        self._dice_memo[key] = ways
-        return ways
+        distribution = {count + offset: n for offset, n in enumerate(ways)}
+        self._dice_memo[key] = distribution
+        return distribution
 
     def _call_procedure(self, statement: ir.CallProcedure, dist: Dist, frame: _Frame) -> Dist:
         callee = self.ruleset.compiled[statement.procedure]
@@ -293,9 +298,11 @@ class Executor:
             if outcomes is None:
                 outcomes = self.run_procedure(callee, inputs, frame.depth + 1)
                 if self.exact:
+                    if len(self._call_memo) >= self.limits.max_memo_entries:
+                        self._call_memo.clear()  # bounded memory; recomputing is only slower
                     self._call_memo[key] = outcomes
             per_state.append((env, weight, outcomes.weights, outcomes.denom))
-        return self._spread(dist, statement.slot, per_state)
+        return self._spread(dist, statement.slot, per_state, statement.pos)
 
     def callee_inputs(self, callee: ir.CompiledProcedure, given: dict[str, Any], pos: ast.Pos) -> dict[str, Any]:
         inputs = {}
@@ -364,8 +371,8 @@ class Executor:
         start: dict = {}
         for env, weight in dist.weights.items():
             limit = self.eval(statement.limit, env, frame)
-            if not isinstance(limit, int) or limit < 0 or limit > self.limits.max_range:
-                raise LimitExceeded(statement.limit.pos.diagnostic(f"a `while` limit must be 0 to {self.limits.max_range}, not {limit}"))
+            if limit < 0:
+                raise RuleViolation(statement.limit.pos.diagnostic(f"a `while` limit must be 0 or more, not {limit}"))
             new = _put(_put(env, count_slot, 0), limit_slot, limit)
             start[new] = start.get(new, 0) + weight
 
@@ -426,6 +433,16 @@ class Executor:
     def eval(self, expr: ast.Expr, env: tuple, frame: _Frame) -> Any:
         return self._eval[type(expr)](expr, env, frame)
 
+    def _guard(self, expr: ir.Guard, env: tuple, frame: _Frame) -> Any:
+        value = self.eval(expr.value, env, frame)
+        if not any(conforms(value, expected) for expected in expr.expected):
+            wanted = " or ".join(expected.describe() for expected in expr.expected)
+            raise RulesetError(expr.pos.diagnostic(
+                f"{expr.what} must be {wanted}, but here it is {kind_of_value(value)} ({show(value)[:60]}); "
+                "the checker could not know this value's type"
+            ))
+        return value
+
     def _attribute(self, expr: ast.Attribute, env: tuple, frame: _Frame) -> Any:
         subject = self.eval(expr.subject, env, frame)
         if isinstance(subject, OutcomeValue):
@@ -452,11 +469,17 @@ class Executor:
         right = self.eval(expr.right, env, frame)
         op = expr.op
         if op == "+":
-            return left + right
-        if op == "-":
-            return left - right
-        if op == "*":
-            return left * right
+            result = left + right
+        elif op == "-":
+            result = left - right
+        elif op == "*":
+            result = left * right
+        else:
+            result = None
+        if result is not None:
+            if result > self._int_high or result < self._int_low:
+                raise breach(expr.pos, "max_int_bits", f"{show(left)[:30]} {op} {show(right)[:30]} grows past {self.limits.max_int_bits} bits")
+            return result
         if right == 0:
             raise RuleViolation(expr.pos.diagnostic("division by zero"))
         return left // right if op == "//" else left % right
@@ -490,8 +513,9 @@ class Executor:
     def _range(self, expr: ast.RangeExpr, env: tuple, frame: _Frame) -> tuple:
         low = self.eval(expr.low, env, frame)
         high = self.eval(expr.high, env, frame)
-        if high - low + 1 > self.limits.max_range:
-            raise LimitExceeded(expr.pos.diagnostic(f"range {low} .. {high} is longer than {self.limits.max_range}"))
+        if high - low + 1 > self.limits.max_value_items:
+            raise breach(expr.pos, "max_value_items", f"range {low} .. {high} would hold more than {self.limits.max_value_items:,} items")
+        self.budget.charge(max(high - low + 1, 0), expr.pos)
         return tuple(range(low, high + 1))
 
     def _call(self, expr: ast.Call, env: tuple, frame: _Frame) -> Any:
@@ -507,7 +531,7 @@ class Executor:
         if name == "count":
             return len(args[0])
         if name == "sum":
-            return sum(args[0])
+            return self._checked_sum(args[0], expr.pos)
         if name == "all":
             return all(args[0])
         if name == "any":
@@ -522,23 +546,38 @@ class Executor:
                 raise RuleViolation(expr.pos.diagnostic(f"odds need a defense above 0 and an attack of 0 or more, not {attack} to {defense}"))
             return Fraction(attack, defense)
         if name == "append":
-            return args[0] + (args[1],)
+            return self.budget.check_value(args[0] + (args[1],), expr.pos)
         if name in ("replace_at", "remove_at"):
             items, position = args[0], args[1]
             if not 1 <= position <= len(items):
                 raise RuleViolation(expr.pos.diagnostic(f"position {position} is outside the list (1 to {len(items)})"))
             tail = (args[2],) if name == "replace_at" else ()
-            return items[: position - 1] + tail + items[position:]
+            return self.budget.check_value(items[: position - 1] + tail + items[position:], expr.pos)
         if name == "repeat":
-            if not 0 <= args[1] <= self.limits.max_range:
-                raise LimitExceeded(expr.pos.diagnostic(f"repeat() count must be 0 to {self.limits.max_range}, not {args[1]}"))
-            return (args[0],) * args[1]
+            item, times = args
+            if times < 0:
+                raise RuleViolation(expr.pos.diagnostic(f"repeat() count must be 0 or more, not {times}"))
+            each, _ = self._measure((item,))
+            if each * times > self.limits.max_value_items:
+                raise breach(expr.pos, "max_value_items", f"repeat() would make a value of more than {self.limits.max_value_items:,} items")
+            return self.budget.check_value((item,) * times, expr.pos)
         if name == "with_field":
             record, field_name, value = args
             if not isinstance(record, Record) or not record.has(field_name):
                 raise RuleViolation(expr.pos.diagnostic(f"{show(record)} has no field '{field_name}'"))
-            return Record(record.type_name, tuple((k, value if k == field_name else v) for k, v in record.items()))
+            return self.budget.check_value(Record(record.type_name, tuple((k, value if k == field_name else v) for k, v in record.items())), expr.pos)
         raise AssertionError(name)  # pragma: no cover
+
+    def _checked_sum(self, values, pos) -> int:
+        total = sum(values)
+        if total > self._int_high or total < self._int_low:
+            raise breach(pos, "max_int_bits", f"a sum grows past {self.limits.max_int_bits} bits")
+        return total
+
+    def _measure(self, value) -> tuple[int, int]:
+        from .limits import measure
+
+        return measure(value, self.limits.max_value_items, self.limits.max_value_depth)
 
     def _aggregate(self, expr: ir.AggregateIR, env: tuple, frame: _Frame) -> Any:
         collection = self.eval(expr.collection, env, frame)
@@ -565,9 +604,9 @@ class Executor:
         if function == "count":
             return len(values)
         if function == "sum":
-            return sum(values)
+            return self._checked_sum(values, expr.pos)
         if function == "list":
-            return tuple(values)
+            return self.budget.check_value(tuple(values), expr.pos)
         if not values:
             raise RuleViolation(expr.pos.diagnostic(f"{function}() over an empty list"))
         return min(values) if function == "min" else max(values)

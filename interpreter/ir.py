@@ -43,6 +43,19 @@ class Literal(ast.Expr):
 
 
 @dataclass(frozen=True)
+class Guard(ast.Expr):
+    """A value whose type the checker could not know, checked where it is used.
+
+    ``expected`` lists the types that are acceptable; ``what`` names the use
+    ("the left side of +") for the error a mismatch raises.
+    """
+
+    value: ast.Expr
+    expected: tuple[Type, ...]
+    what: str
+
+
+@dataclass(frozen=True)
 class AggregateIR(ast.Expr):
     function: str
     element: ast.Expr

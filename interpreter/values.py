@@ -15,13 +15,33 @@ from typing import Any, Iterator
 class Record:
     """An immutable record (a unit, a table cell) with named fields."""
 
-    __slots__ = ("type_name", "_items", "_hash")
+    __slots__ = ("type_name", "_items", "_hash", "_measure")
 
     def __init__(self, type_name: str, items: "dict[str, Any] | tuple[tuple[str, Any], ...]"):
         pairs = tuple(items.items()) if isinstance(items, dict) else tuple(items)
         object.__setattr__(self, "type_name", type_name)
         object.__setattr__(self, "_items", pairs)
         object.__setattr__(self, "_hash", hash((type_name, pairs)))
+        object.__setattr__(self, "_measure", None)
+
+    def _measured(self) -> tuple[int, int]:
+        """(items, depth), measured once: a record's fields were checked when they were made."""
+        if self._measure is None:
+            from .limits import measure
+
+            items, depth = measure(tuple(value for _, value in self._items), 1 << 62, 1 << 62)
+            object.__setattr__(self, "_measure", (items, max(depth - 1, 0)))
+        return self._measure
+
+    @property
+    def size(self) -> int:
+        """Items in the record: its fields, and the items of lists inside them."""
+        return self._measured()[0]
+
+    @property
+    def depth(self) -> int:
+        """How deep lists nest inside the record (0 for a record of plain fields)."""
+        return self._measured()[1]
 
     def __setattr__(self, name, value):  # pragma: no cover - immutability guard
         raise AttributeError("Record is immutable")
@@ -241,14 +261,126 @@ def compatible(expected: Type, actual: Type) -> bool:
     return True
 
 
-def type_of_value(value: Any) -> Type:
+def type_of_value(value: Any) -> Type | None:
+    """The exact type of a value from the ruleset (a constant, a cell); None if a list mixes types."""
     if isinstance(value, bool):
         return BOOL
     if isinstance(value, int):
         return INT
     if isinstance(value, str):
         return STR
+    if isinstance(value, Fraction):
+        return RATIO
     if isinstance(value, tuple):
-        element = type_of_value(value[0]) if value else ANY
+        element: Type | None = ANY
+        for index, item in enumerate(value):
+            item_type = type_of_value(item)
+            element = item_type if index == 0 else (join(element, item_type) if element and item_type else None)
+            if element is None:
+                return None
         return ListType(element)
+    if isinstance(value, Record):
+        fields = tuple((name, type_of_value(item)) for name, item in value.items())
+        if any(field_type is None for _, field_type in fields):
+            return None
+        return RecordType(value.type_name, fields)  # type: ignore[arg-type]
     return ANY
+
+
+def join(a: Type, b: Type) -> Type | None:
+    """The one type that holds values of both ``a`` and ``b``, or None when there is none.
+
+    Unknown (``any``) absorbs: what joins an unknown stays unknown and is
+    checked where it is used.
+    """
+    if isinstance(a, AnyType) or isinstance(b, AnyType):
+        return ANY
+    kind = base_kind(a)
+    if kind != base_kind(b) or type(a) is not type(b):
+        return None
+    if isinstance(a, IntType):
+        return a if a == b else INT
+    if isinstance(a, StrType):
+        if a.values is None or b.values is None:
+            return STR
+        return a if a == b else StrType(tuple(dict.fromkeys(a.values + b.values)))
+    if isinstance(a, ListType):
+        element = join(a.element, b.element)
+        return ListType(element) if element is not None else None
+    if isinstance(a, RecordType):
+        if a.name != b.name or [n for n, _ in a.fields] != [n for n, _ in b.fields]:
+            return None
+        fields = tuple((name, join(x, y)) for (name, x), (_, y) in zip(a.fields, b.fields))
+        if any(t is None for _, t in fields):
+            return None
+        return a if fields == a.fields else RecordType(a.name, fields, a.defaults, a.descriptions)  # type: ignore[arg-type]
+    if isinstance(a, OutcomeType):
+        return a if a.procedure == b.procedure else None
+    return a
+
+
+def unknown_within(expected: Type, actual: Type) -> bool:
+    """Where ``expected`` is precise, is ``actual`` unknown (``any``), so that only a run-time check can tell?"""
+    while True:
+        if isinstance(expected, AnyType):
+            return False
+        if isinstance(actual, AnyType):
+            return True
+        if isinstance(expected, ListType) and isinstance(actual, ListType):
+            expected, actual = expected.element, actual.element
+            continue
+        return False
+
+
+def conforms(value: Any, expected: Type) -> bool:
+    """Does a value have the shape ``expected`` names?  (Checks what the checker could not know.)"""
+    pending = [(value, expected)]
+    while pending:
+        value, expected = pending.pop()
+        kind = base_kind(expected)
+        if kind == "any":
+            continue
+        if kind == "int":
+            if type(value) is not int:
+                return False
+        elif kind == "bool":
+            if type(value) is not bool:
+                return False
+        elif kind == "str":
+            if type(value) is not str:
+                return False
+        elif kind == "ratio":
+            if not isinstance(value, Fraction):
+                return False
+        elif kind == "list":
+            if type(value) is not tuple:
+                return False
+            element = expected.element  # type: ignore[attr-defined]
+            if base_kind(element) != "any":
+                pending.extend((item, element) for item in value)
+        elif kind == "record":
+            if isinstance(expected, OutcomeType):
+                if not isinstance(value, OutcomeValue):
+                    return False
+            elif not isinstance(value, Record):
+                return False
+    return True
+
+
+def kind_of_value(value: Any) -> str:
+    """What a value is, in a player's words, for a run-time type error."""
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, tuple):
+        return "a list"
+    if isinstance(value, Fraction):
+        return "an odds ratio"
+    if isinstance(value, OutcomeValue):
+        return "an outcome"
+    if isinstance(value, Record):
+        return "a record"
+    return type(value).__name__

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import procedure, ruleset_text
 from interpreter import RuleViolation, RulesetError, UsageError, WartableError, load_ruleset, odds, resolve
-from interpreter.evaluator import ExecutionLimits, LimitExceeded
+from interpreter.limits import LimitExceeded, Limits
 
 BODY_LINE = 11  # ruleset_text: 5 header lines, procedures:, p:, title, rule, body: | -> the body starts on line 11
 BODY_COLUMN = 7  # and is indented by 6 spaces
@@ -631,7 +631,7 @@ def test_minefield_odds_by_hand(one_procedure):
     # 2^30 paths of hits and misses, but at most 6 states (lost = 0..5) live after each mine once the
     # die's variable d is forgotten at the end of the loop body: measured 2,298 steps.  Keeping d alive
     # (6 faces x 6 losses) took 7,341, and not merging at all would never finish: 5,000 catches both.
-    distribution = odds(ruleset, "p", limits=ExecutionLimits(max_steps=5_000))
+    distribution = odds(ruleset, "p", limits=Limits(max_work=5_000))
     # lost = 0: every one of 30 mines misses (4 of 6 faces): (2/3)^30
     assert distribution.probability("crossed", lost=0) == Fraction(2, 3) ** 30
     # lost = 1: one of the 30 mines hits (2 of 6): 30 * (1/3) * (2/3)^29
@@ -680,8 +680,8 @@ SPIN = "let t = 0\nfor i in 1 .. 1000 do\n  set t = t + i\nend\noutcome v(x = t)
 def test_step_limit(one_procedure):
     ruleset = one_procedure(SPIN)
     assert odds(ruleset, "p").probability("v", x=500500) == 1  # 1000 * 1001 / 2 under the default budget
-    tight = ExecutionLimits(max_steps=100)
-    with pytest.raises(LimitExceeded, match="step limit"):
+    tight = Limits(max_work=100)
+    with pytest.raises(LimitExceeded, match="units of work"):
         odds(ruleset, "p", limits=tight)
     with pytest.raises(LimitExceeded) as info:
         resolve(ruleset, "p", dice=[], limits=tight)
@@ -698,9 +698,9 @@ def test_dice_count_limit(one_procedure):
         assert (diagnostic.line, diagnostic.column) == (BODY_LINE, BODY_COLUMN + 14)
     # the limit is a setting, not a constant: 7 dice pass a limit of 7 and fail a limit of 6
     seven = one_procedure("outcome v(x = dice(7, 6))")
-    assert odds(seven, "p", limits=ExecutionLimits(max_dice_per_roll=7)).probability("v", x=7) == Fraction(1, 6**7)
+    assert odds(seven, "p", limits=Limits(max_dice_per_roll=7)).probability("v", x=7) == Fraction(1, 6**7)
     with pytest.raises(LimitExceeded):
-        odds(seven, "p", limits=ExecutionLimits(max_dice_per_roll=6))
+        odds(seven, "p", limits=Limits(max_dice_per_roll=6))
 
 
 # ---- syntax: positions, keywords, names, nesting -------------------------------------------------------------------

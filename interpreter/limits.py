@@ -1,0 +1,180 @@
+"""Budgets for running procedures: one place for every execution limit.
+
+Rulesets come from strangers, so a procedure may try to do far more work
+than any game needs: integers that double forever, a million states, lists
+built from lists of lists.  :class:`Limits` holds every budget with its
+default (none of them is a game number); :class:`Budget` is one run's
+spending against them.  A breach raises :class:`LimitExceeded`, positioned at
+the statement or expression that crossed the line, naming the limit and how
+to raise it.
+
+The defaults keep a 2-core laptop responsive: every hostile case in
+``tests/hostile/`` ends within a couple of seconds and well under 200 MB.
+Honest heavy work (a large battle's exact odds) raises them explicitly:
+``--max-work``, ``--max-states`` and ``--timeout`` on the command line, or
+``Limits(...)`` in the API (``None`` lifts a budget).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .errors import WartableError
+
+
+class LimitExceeded(WartableError):
+    """A procedure ran past one of its budgets."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every execution budget, with its default.  ``None`` lifts a budget."""
+
+    # Work units: one statement run for one state, one die face enumerated,
+    # one list item or record field made, one state moved by a merge.
+    max_work: int | None = 3_000_000
+    # Distinct states held at once by exact odds (each is a tuple of variables).
+    max_states: int | None = 200_000
+    # Seconds of wall-clock time for one command or API call.
+    timeout: float | None = 20.0
+    # Size of any integer a procedure makes, in bits (sign not counted).
+    max_int_bits: int = 64
+    # Items in one value, nested lists and record fields counted.
+    max_value_items: int = 100_000
+    # Lists inside lists (and records) one value may nest.
+    max_value_depth: int = 16
+    max_dice_per_roll: int = 1_000
+    max_faces: int = 1_000
+    # Totals of one exact roll: count x (faces - 1) + 1.
+    max_roll_totals: int = 100_000
+    # Plays of one Monte Carlo run.
+    max_trials: int = 100_000_000
+    # Procedures resolved inside one another at run time.
+    max_call_depth: int = 64
+    # Outcome distributions remembered for procedures resolved with the same inputs.
+    max_memo_entries: int = 10_000
+
+    def __post_init__(self) -> None:
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            optional = spec.name in ("max_work", "max_states", "timeout")
+            if value is None and optional:
+                continue
+            number_types = (int, float) if spec.name == "timeout" else (int,)
+            if isinstance(value, bool) or not isinstance(value, number_types) or value <= 0:
+                lifted = " (or None for no limit)" if optional else ""
+                raise TypeError(f"Limits.{spec.name} must be a positive number{lifted}, not {value!r}")
+
+
+# How a user raises each budget, for the message that reports its breach.
+RAISE_HINTS = {
+    "max_work": "raise it with --max-work N (0 for no limit) or Limits(max_work=...)",
+    "max_states": "raise it with --max-states N (0 for no limit) or Limits(max_states=...); `run --n` estimates instead",
+    "timeout": "raise it with --timeout SECONDS (0 for no limit) or Limits(timeout=...)",
+    "max_trials": "use fewer trials, or raise Limits(max_trials=...)",
+}
+
+
+def breach(pos, limit: str, message: str) -> LimitExceeded:
+    """A LimitExceeded at ``pos`` (an ast.Pos, or None) naming the limit and how to raise it."""
+    hint = RAISE_HINTS.get(limit, f"raise Limits({limit}=...) in the API")
+    text = f"{message} ({limit}; {hint})"
+    if pos is None:
+        from .errors import Source
+
+        return LimitExceeded(Source("<limits>", "").diagnostic(1, 1, text))
+    return LimitExceeded(pos.diagnostic(text))
+
+
+class Budget:
+    """One run's spending against :class:`Limits`: work, states, time, value sizes."""
+
+    __slots__ = ("limits", "work", "deadline", "_play_start", "_next_clock_check", "_max_work")
+
+    CLOCK_EVERY = 20_000  # work units between two looks at the clock
+
+    def __init__(self, limits: Limits):
+        self.limits = limits
+        self.work = 0  # never reset: the clock is read every CLOCK_EVERY units
+        self._play_start = 0  # work spent before the current play (Monte Carlo plays each get the budget)
+        self.deadline = time.monotonic() + limits.timeout if limits.timeout is not None else None
+        self._max_work = limits.max_work
+        self._next_clock_check = self.CLOCK_EVERY
+
+    def start_play(self) -> None:
+        """A new play of a Monte Carlo run: the work budget starts afresh, the clock runs on."""
+        self._play_start = self.work
+
+    def charge(self, units: int, pos) -> None:
+        """Spend ``units`` of work at ``pos``; raise when a budget is spent."""
+        self.work += units
+        if self._max_work is not None and self.work - self._play_start > self._max_work:
+            raise breach(pos, "max_work", f"this procedure needs more than {self._max_work:,} units of work")
+        if self.work >= self._next_clock_check:
+            self._next_clock_check = self.work + self.CLOCK_EVERY
+            self.check_clock(pos)
+
+    def check_clock(self, pos) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise breach(pos, "timeout", f"stopped after {self.limits.timeout:g} seconds")
+
+    def check_states(self, count: int, pos) -> None:
+        limit = self.limits.max_states
+        if limit is not None and count > limit:
+            raise breach(pos, "max_states", f"exact odds need more than {limit:,} states here")
+
+    def check_int(self, value: Any, pos) -> Any:
+        """``value`` itself, if it is not an integer too large to keep."""
+        if type(value) is int and value.bit_length() > self.limits.max_int_bits:
+            raise breach(pos, "max_int_bits", f"a number grew past {self.limits.max_int_bits} bits")
+        return value
+
+    def check_value(self, value: Any, pos) -> Any:
+        """``value`` itself, if its items and nesting are within the limits; charges its size."""
+        items, depth = measure(value, self.limits.max_value_items, self.limits.max_value_depth)
+        if items > self.limits.max_value_items:
+            raise breach(pos, "max_value_items", f"a value would hold more than {self.limits.max_value_items:,} items")
+        if depth > self.limits.max_value_depth:
+            raise breach(pos, "max_value_depth", f"a value would nest lists more than {self.limits.max_value_depth} deep")
+        self.charge(items, pos)
+        return value
+
+
+def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
+    """(items, depth) of a value, counting shared parts each time they appear.
+
+    Iterative, and it stops as soon as either count passes its limit, so a
+    value built by repeating a repeated list costs no more than the limit to
+    measure.  Records know their own size (see values.Record).
+    """
+    from .values import OutcomeValue, Record
+
+    items = 0
+    depth = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        current, level = stack.pop()
+        if type(current) is tuple:
+            items += len(current)
+            level += 1
+            if level > depth:
+                depth = level
+            if items > max_items or depth > max_depth:
+                return items, depth
+            for item in current:
+                if type(item) is tuple or isinstance(item, (Record, OutcomeValue)):
+                    stack.append((item, level))
+        elif isinstance(current, Record):
+            items += current.size
+            if level + current.depth > depth:
+                depth = level + current.depth
+            if items > max_items or depth > max_depth:
+                return items, depth
+        elif isinstance(current, OutcomeValue):
+            items += len(current.fields)
+            for _, item in current.fields:
+                if type(item) is tuple or isinstance(item, (Record, OutcomeValue)):
+                    stack.append((item, level))
+    return items, depth
