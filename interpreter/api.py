@@ -219,7 +219,7 @@ def odds(
 
     ``budget`` lets several calls share one budget (one command's timeout).
     """
-    compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
+    compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
     executor = Executor(ruleset, dice=None, choices=choices, trace=False, limits=limits, budget=budget)
     result = executor.run_procedure(compiled, prepared)
     outcomes = [(outcome, Fraction(weight, result.denom)) for outcome, weight in result.weights.items() if weight]

@@ -110,6 +110,7 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
         command.add_argument("--situation", metavar="FILE.yaml", help="input values from a YAML file (--set wins)")
         command.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", dest="chosen", help="fix a player's choice")
         command.add_argument("--json", action="store_true", help="print one JSON object")
+        _add_limit_options(command)
         if name == "odds":
             command.add_argument(
                 "--what-if", action="append", default=[], metavar="CHANGE", dest="what_if",
@@ -130,7 +131,19 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
     diff.add_argument("--situation", metavar="FILE.yaml", help="input values from a YAML file (--set wins)")
     diff.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", dest="chosen", help="fix a player's choice")
     diff.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_limit_options(diff)
+    _add_limit_options(test)
     return parser
+
+
+def _add_limit_options(command: argparse.ArgumentParser) -> None:
+    """The budgets a user may raise (see limits.py); 0 lifts one."""
+    from .limits import Limits
+
+    defaults = Limits()
+    command.add_argument("--max-work", metavar="N", help=f"units of work one computation may spend (default {defaults.max_work:,}; 0: no limit)")
+    command.add_argument("--max-states", metavar="N", help=f"states exact odds may hold at once (default {defaults.max_states:,}; 0: no limit)")
+    command.add_argument("--timeout", metavar="SECONDS", help=f"seconds one command may compute (default {defaults.timeout:g}; 0: no limit)")
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -154,6 +167,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     except WartableError as error:
         print(error.format(), file=stderr)
         return 1
+    except KeyboardInterrupt:
+        print("wartable: interrupted", file=stderr)
+        return 130
 
 
 # ---- commands -------------------------------------------------------------------------
@@ -198,10 +214,11 @@ def _test(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     from .resources import bundled_names
 
     names = args.rulesets or bundled_names()
+    limits = _limits(args, command_line)
     passed = failed = 0
     for name in names:
         ruleset = _load(name, command_line)
-        for result in run_examples(ruleset):
+        for result in run_examples(ruleset, limits=limits):
             where = f"{result.example.pos.source.name}:{result.example.pos.line}"
             if result.passed:
                 passed += 1
@@ -267,13 +284,17 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     choices = _gather_choices(procedure, args, command_line, ruleset)
     seed = _parse_seed(args.seed, command_line) if args.seed is not None else None
     dice = _parse_dice(args.dice, command_line) if args.dice is not None else None
+    limits = _limits(args, command_line)
     if args.n is not None:
         trials = _parse_count(args.n, "--n", command_line)
+        if trials > limits.max_trials:
+            index = command_line.find(args.n, "--n")
+            raise command_line.error(index, f"--n: at most {limits.max_trials:,} trials in one run", _offset(command_line, index, args.n))
         if dice is not None:
             raise command_line.error(command_line.find(args.dice, "--dice"), "--n draws its own dice: give --seed, not --dice")
-        return _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout, stderr)
+        return _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout, stderr, limits)
     try:
-        resolution = resolve(ruleset, args.procedure, inputs, seed=seed, dice=dice, choices=choices)
+        resolution = resolve(ruleset, args.procedure, inputs, seed=seed, dice=dice, choices=choices, limits=limits)
     except DiceScriptError as error:
         index = command_line.find(args.dice, "--dice")
         offset = _dice_offset(args.dice, error.index) if error.index is not None else 0
@@ -289,7 +310,7 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     return 0
 
 
-def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, stderr: TextIO) -> int:
+def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, stderr: TextIO, limits) -> int:
     from .api import monte_carlo
     from .render import render_sample
 
@@ -298,7 +319,7 @@ def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, s
     def progress(done: int, total: int) -> None:
         print(f"\r{done * 100 // total:3d}% of {total} trials", end="", file=stderr, flush=True)
 
-    sample = monte_carlo(ruleset, args.procedure, inputs, trials=trials, seed=seed, choices=choices, progress=progress if show_progress else None)
+    sample = monte_carlo(ruleset, args.procedure, inputs, trials=trials, seed=seed, choices=choices, progress=progress if show_progress else None, limits=limits)
     if show_progress:
         print("\r" + " " * 40 + "\r", end="", file=stderr)
     if args.json:
@@ -318,7 +339,7 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     choices = _gather_choices(procedure, args, command_line, ruleset)
     if args.what_if:
         return _what_if(ruleset, args, inputs, choices, command_line, stdout)
-    results = odds_by_choice(ruleset, args.procedure, inputs, choices=choices)
+    results = odds_by_choice(ruleset, args.procedure, inputs, choices=choices, limits=_limits(args, command_line))
     open_names = [name for name in results[0][0] if name not in choices] if len(results) > 1 else []
     if args.json:
         # The top-level distribution follows the choices given (defaults for the rest);
@@ -347,6 +368,7 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
 def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: TextIO) -> int:
     from .api import odds
     from .diff import WhatIfError, what_if
+    from .limits import Budget
 
     changed = ruleset
     for text in args.what_if:
@@ -355,8 +377,9 @@ def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: 
         except WhatIfError as error:
             index = command_line.find(text, "--what-if")
             raise command_line.error(index, f"--what-if: {error.message}", _offset(command_line, index, text) + error.offset) from None
-    before = odds(ruleset, args.procedure, inputs, choices=choices)
-    after = odds(changed, args.procedure, inputs, choices=choices)
+    budget = Budget(_limits(args, command_line))
+    before = odds(ruleset, args.procedure, inputs, choices=choices, budget=budget)
+    after = odds(changed, args.procedure, inputs, choices=choices, budget=budget)
     label = "what-if " + "; ".join(args.what_if)
     _print_odds_changes(before, after, ruleset.name, label, args.json, stdout)
     return 0
@@ -396,6 +419,7 @@ def _print_odds_changes(before, after, base_label: str, variant_label: str, as_j
 def _diff(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from .api import odds
     from .diff import data_changes
+    from .limits import Budget
 
     base = _load(args.base, command_line)
     variant = _load(args.variant, command_line)
@@ -412,8 +436,9 @@ def _diff(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     choices = _gather_choices(variant_procedure, args, command_line, variant)
     base_inputs = {k: v for k, v in inputs.items() if base_procedure.input(k) is not None}
     base_choices = {k: v for k, v in choices.items() if base_procedure.choice(k) is not None}
-    before = odds(base, args.procedure, base_inputs, choices=base_choices)
-    after = odds(variant, args.procedure, inputs, choices=choices)
+    budget = Budget(_limits(args, command_line))
+    before = odds(base, args.procedure, base_inputs, choices=base_choices, budget=budget)
+    after = odds(variant, args.procedure, inputs, choices=choices, budget=budget)
     if not args.json:
         _print_changes(base.name, variant.name, changes, stdout)
         print(file=stdout)
@@ -427,12 +452,46 @@ def _print_changes(base: str, variant: str, changes: list[str], stdout: TextIO) 
         print(f"  {line}", file=stdout)
 
 
-def _parse_count(text: str, flag: str, command_line: CommandLine) -> int:
+# Whole numbers on the command line: no more digits than a 64-bit number has.
+MAX_DIGITS = 19
+
+
+def _parse_count(text: str, flag: str, command_line: CommandLine, *, low: int = 1) -> int:
     index = command_line.find(text, flag)
     stripped = text.strip()
-    if not stripped.isdigit() or not stripped.isascii() or int(stripped) < 1:
-        raise command_line.error(index, f"{flag} takes a whole number of at least 1, not {text!r}", _offset(command_line, index, text))
+    if not stripped.isdigit() or not stripped.isascii() or len(stripped) > MAX_DIGITS or int(stripped) < low:
+        raise command_line.error(
+            index, f"{flag} takes a whole number, not {_shorten(text)!r} (at least {low}, at most {MAX_DIGITS} digits)", _offset(command_line, index, text)
+        )
     return int(stripped)
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def _limits(args, command_line: CommandLine):
+    """The budgets for this command: defaults, with what --max-work, --max-states and --timeout change."""
+    import dataclasses
+
+    from .limits import Limits
+
+    changes: dict[str, Any] = {}
+    for flag, field in (("--max-work", "max_work"), ("--max-states", "max_states")):
+        text = getattr(args, field, None)
+        if text is not None:
+            changes[field] = _parse_count(text, flag, command_line, low=0) or None
+    text = getattr(args, "timeout", None)
+    if text is not None:
+        index = command_line.find(text, "--timeout")
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds < 10**9:  # NaN fails this too
+            raise command_line.error(index, f"--timeout takes a number of seconds (0: no limit), not {_shorten(text)!r}", _offset(command_line, index, text))
+        changes["timeout"] = seconds or None
+    return dataclasses.replace(Limits(), **changes)
 
 
 # ---- argument values -----------------------------------------------------------------------
@@ -529,9 +588,15 @@ def _situation(procedure, path_text: str, command_line: CommandLine) -> dict[str
     from .yaml_loader import load_yaml
 
     path = Path(path_text)
-    if not path.is_file():
-        raise command_line.error(command_line.find(path_text, "--situation"), f"no such file: {path_text}")
-    loaded = load_yaml(read_source(path))
+    index = command_line.find(path_text, "--situation")
+    try:
+        if not path.is_file():
+            raise command_line.error(index, f"no such file: {_shorten(path_text)}")
+        loaded = load_yaml(read_source(path))
+    except OSError as error:
+        raise command_line.error(index, f"cannot read {_shorten(path_text)}: {error.strerror or error}") from None
+    except RulesetError as error:  # a bad situation file is a bad command-line value: exit 2
+        raise UsageError(error.diagnostics) from None
     if not isinstance(loaded.data, dict):
         raise UsageError(loaded.diagnostic((), "a situation file is a mapping of input names to values"))
     inputs, problems = {}, []
@@ -555,11 +620,7 @@ def _situation(procedure, path_text: str, command_line: CommandLine) -> dict[str
 
 
 def _parse_seed(text: str, command_line: CommandLine) -> int:
-    index = command_line.find(text, "--seed")
-    stripped = text.strip()
-    if not stripped.isdigit() or not stripped.isascii():
-        raise command_line.error(index, f"--seed takes a whole number, not {text!r}", _offset(command_line, index, text))
-    return int(stripped)
+    return _parse_count(text, "--seed", command_line, low=0)
 
 
 def _parse_dice(text: str, command_line: CommandLine) -> tuple[int, ...]:
@@ -569,8 +630,8 @@ def _parse_dice(text: str, command_line: CommandLine) -> tuple[int, ...]:
     position = 0
     for part in text.split(","):
         stripped = part.strip()
-        if not stripped.isdigit() or not stripped.isascii():
-            raise command_line.error(index, f"--dice takes die faces separated by commas, such as 4,2,6; {part!r} is not a face", base + position)
+        if not stripped.isdigit() or not stripped.isascii() or len(stripped) > MAX_DIGITS:
+            raise command_line.error(index, f"--dice takes die faces separated by commas, such as 4,2,6; {_shorten(part)!r} is not a face", base + position)
         faces.append(int(stripped))
         position += len(part) + 1
     return tuple(faces)

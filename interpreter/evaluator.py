@@ -116,6 +116,8 @@ class Executor:
         self._int_low, self._int_high = -bound + 1, bound - 1
         self._dice_memo: dict[tuple[int, int], dict[int, int]] = {}
         self._call_memo: dict[tuple, Dist] = {}
+        self._sequences: list[tuple] = []  # loop sequences, by the number a state holds
+        self._sequence_numbers: dict[tuple, int] = {}
         self._eval: dict[type, Callable] = {
             ast.IntLit: lambda e, env, f: e.value,
             ast.StrLit: lambda e, env, f: e.value,
@@ -166,7 +168,8 @@ class Executor:
         for statement in block.statements:
             if not current.weights:
                 break
-            self.budget.charge(len(current.weights), statement.pos)
+            # a state's weight is an integer as long as its denominator: long ones cost more
+            self.budget.charge(len(current.weights) * (1 + (current.denom.bit_length() >> 12)), statement.pos)
             result = self.exec_statement(statement, current, frame)
             if isinstance(result, _Flow):
                 flow.finished.absorb(result.finished)
@@ -357,14 +360,24 @@ class Executor:
             sequence = self.eval(statement.iterable, env, frame)
             if not isinstance(sequence, tuple):
                 raise RuleViolation(statement.iterable.pos.diagnostic(f"`for` needs a list, not {show(sequence)}"))
-            new = _put(_put(env, seq, sequence), idx, 0)
+            new = _put(_put(env, seq, self._intern(sequence, statement.pos)), idx, 0)
             start[new] = start.get(new, 0) + weight
+        sequences = self._sequences
 
         def next_round(env: tuple) -> tuple | None:
-            index = env[idx]
-            return _put(env, var, env[seq][index]) if index < len(env[seq]) else None
+            index, sequence = env[idx], sequences[env[seq]]
+            return _put(env, var, sequence[index]) if index < len(sequence) else None
 
         return self._iterate(statement.body, Dist(start, dist.denom), frame, next_round, idx, (var, seq, idx))
+
+    def _intern(self, sequence: tuple, pos) -> int:
+        """A loop's sequence as a small number, so states hash a number, not a long list, at every step."""
+        number = self._sequence_numbers.get(sequence)
+        if number is None:
+            self.budget.charge(len(sequence), pos)
+            number = self._sequence_numbers[sequence] = len(self._sequences)
+            self._sequences.append(sequence)
+        return number
 
     def _while(self, statement: ir.WhileLoop, dist: Dist, frame: _Frame) -> _Flow:
         count_slot, limit_slot = statement.count_slot, statement.limit_slot
@@ -404,18 +417,18 @@ class Executor:
                     done[env] = weight
                 elif entering is not _DROP:
                     running[entering] = running.get(entering, 0) + weight
-            exits.absorb(Dist(done, current.denom))
+            exits.absorb(_clear(Dist(done, current.denom), loop_slots))  # exits merge as they leave
             if not running:
                 break
             result = self.exec_block(body, Dist(running, current.denom), frame)
             flow.finished.absorb(result.finished)
-            exits.absorb(result.broken)
+            exits.absorb(_clear(result.broken, loop_slots))
             advanced: dict = {}
             for env, weight in result.normal.weights.items():
                 new = _put(env, counter, env[counter] + 1)
                 advanced[new] = advanced.get(new, 0) + weight
             current = Dist(advanced, result.normal.denom)
-        flow.normal = _clear(exits, loop_slots)
+        flow.normal = exits
         return flow
 
     def _outcome(self, statement: ir.OutcomeIR, dist: Dist, frame: _Frame) -> _Flow:

@@ -8,14 +8,16 @@ testing a variant sees where.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from .api import odds, prepare_inputs, resolve
 from .dice import DiceScriptError
-from .errors import Diagnostic, RuleViolation, UsageError
+from .errors import Diagnostic, RuleViolation, RulesetError, UsageError
 from .inputs import CoercionError, coerce
+from .limits import LimitExceeded, Limits
 from .ruleset import Example, Ruleset
 from .values import OutcomeValue, show, to_plain
 
@@ -30,11 +32,11 @@ class ExampleResult:
         return not self.problems
 
 
-def run_examples(ruleset: Ruleset) -> list[ExampleResult]:
-    return [run_example(ruleset, example) for example in ruleset.examples]
+def run_examples(ruleset: Ruleset, limits: Limits | None = None) -> list[ExampleResult]:
+    return [run_example(ruleset, example, limits) for example in ruleset.examples]
 
 
-def run_example(ruleset: Ruleset, example: Example) -> ExampleResult:
+def run_example(ruleset: Ruleset, example: Example, limits: Limits | None = None) -> ExampleResult:
     problems: list[Diagnostic] = []
     procedure = ruleset.compiled.get(example.procedure)
     if procedure is None:
@@ -59,20 +61,23 @@ def run_example(ruleset: Ruleset, example: Example) -> ExampleResult:
         prepare_inputs(procedure, inputs, choices)
     except UsageError as error:
         return ExampleResult(example, tuple(example.where("inputs").diagnostic(d.message) for d in error.diagnostics))
-    if "expect" in data or "violation" in data:
-        problems.extend(_check_play(ruleset, example, inputs, choices))
-    if "odds" in data:
-        problems.extend(_check_odds(ruleset, example, inputs, choices))
+    try:
+        if "expect" in data or "violation" in data:
+            problems.extend(_check_play(ruleset, example, inputs, choices, limits))
+        if "odds" in data:
+            problems.extend(_check_odds(ruleset, example, inputs, choices, limits))
+    except (LimitExceeded, RulesetError) as error:  # the procedure failed: this example fails, the others still run
+        problems.extend(error.diagnostics)
     if not any(key in data for key in ("expect", "violation", "odds")):
         problems.append(example.pos.diagnostic("example checks nothing: give expect, violation or odds"))
     return ExampleResult(example, tuple(problems))
 
 
-def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict) -> list[Diagnostic]:
+def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict, limits: Limits | None) -> list[Diagnostic]:
     data = example.data
     dice = data.get("dice")
     try:
-        play = resolve(ruleset, example.procedure, inputs, dice=dice if dice is not None else (), choices=choices)
+        play = resolve(ruleset, example.procedure, inputs, dice=dice if dice is not None else (), choices=choices, limits=limits)
     except RuleViolation as violation:
         message = violation.diagnostics[0].message
         if "violation" in data:
@@ -101,11 +106,16 @@ def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict)
     return problems
 
 
-def _check_odds(ruleset: Ruleset, example: Example, inputs: dict, choices: dict) -> list[Diagnostic]:
-    distribution = odds(ruleset, example.procedure, inputs, choices=choices)
+def _check_odds(ruleset: Ruleset, example: Example, inputs: dict, choices: dict, limits: Limits | None) -> list[Diagnostic]:
+    distribution = odds(ruleset, example.procedure, inputs, choices=choices, limits=limits)
     problems = []
     for index, item in enumerate(example.data["odds"]):
-        wanted = Fraction(str(item["probability"]))
+        wanted = probability(item["probability"])
+        if wanted is None:
+            problems.append(example.where(f"odds.{index}.probability").diagnostic(
+                f"probability {str(item['probability'])[:40]!r} is not a fraction from 0 to 1 such as 5/12 (at most {MAX_PROBABILITY_DIGITS} digits a side)"
+            ))
+            continue
         fields = item.get("fields") or {}
         actual = sum(
             (p for outcome, p in distribution.outcomes if outcome.name == item["outcome"] and _fields_match(outcome, fields)), Fraction(0)
@@ -115,6 +125,27 @@ def _check_odds(ruleset: Ruleset, example: Example, inputs: dict, choices: dict)
                 example.where(f"odds.{index}").diagnostic(f"expected P({item['outcome']}) = {wanted}, got {actual} ({float(actual):.6g})")
             )
     return problems
+
+
+# Digits on either side of an example's fraction: exact odds of real procedures fit easily.
+MAX_PROBABILITY_DIGITS = 1_000
+
+
+_PROBABILITY = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:/\s*(\d+)\s*)?")
+
+
+def probability(written: Any) -> Fraction | None:
+    """An example's probability ("5/12", "0.25", 1) as a fraction from 0 to 1, or None."""
+    if isinstance(written, bool):
+        return None
+    match = _PROBABILITY.fullmatch(str(written))
+    if match is None or any(part is not None and len(part) > MAX_PROBABILITY_DIGITS for part in match.groups()):
+        return None
+    numerator, denominator = match.groups()
+    if denominator is not None and int(denominator) == 0:
+        return None
+    value = Fraction(numerator) / (int(denominator) if denominator is not None else 1)
+    return value if 0 <= value <= 1 else None
 
 
 def _fields_match(outcome: OutcomeValue, fields: dict[str, Any]) -> bool:

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .limits import Limits
 from .values import BoolType, IntType, ListType, Record, RecordType, StrType, Type, AnyType
+
+# Inputs are held to the same integer size as the numbers a procedure makes.
+MAX_INT_BITS = Limits().max_int_bits
+MAX_INT_DIGITS = len(str(1 << MAX_INT_BITS))
 
 
 class CoercionError(Exception):
@@ -31,6 +36,8 @@ def coerce(value: Any, expected: Type, what: str) -> Any:
     if isinstance(expected, IntType):
         if isinstance(value, bool) or not isinstance(value, int):
             raise CoercionError(f"{what} must be a whole number, not {_show(value)}")
+        if value.bit_length() > MAX_INT_BITS:
+            raise CoercionError(f"{what} must be a whole number of at most {MAX_INT_BITS} bits (max_int_bits)")
         if expected.low is not None and value < expected.low:
             raise CoercionError(f"{what} must be at least {expected.low}, not {value}")
         if expected.high is not None and value > expected.high:
@@ -104,11 +111,17 @@ def parse_command_line_value(text: str, expected: Type) -> Any:
         stripped = text.strip()
         body = stripped[1:] if stripped[:1] in "+-" else stripped
         if not body.isdigit() or not body.isascii():
-            raise CoercionError(f"expected a whole number, not {text!r}")
+            raise CoercionError(f"expected a whole number, not {_shorten(text)!r}")
+        if len(body) > MAX_INT_DIGITS:
+            raise CoercionError(f"expected a whole number of at most {MAX_INT_DIGITS} digits, not {_shorten(text)!r}")
         return int(stripped)
     if isinstance(expected, StrType):
         return text
     raise CoercionError("lists and records are given in YAML: --situation FILE.yaml, or --set NAME='[...]'")
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def _show(value: Any) -> str:
@@ -120,4 +133,8 @@ def _show(value: Any) -> str:
         return "a list"
     if isinstance(value, dict):
         return "a mapping"
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        return f"a number of {value.bit_length()} bits"
+    if isinstance(value, str):
+        return repr(_shorten(value))
     return repr(value)

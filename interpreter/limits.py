@@ -34,7 +34,7 @@ class Limits:
 
     # Work units: one statement run for one state, one die face enumerated,
     # one list item or record field made, one state moved by a merge.
-    max_work: int | None = 3_000_000
+    max_work: int | None = 2_000_000
     # Distinct states held at once by exact odds (each is a tuple of variables).
     max_states: int | None = 200_000
     # Seconds of wall-clock time for one command or API call.
@@ -91,9 +91,12 @@ def breach(pos, limit: str, message: str) -> LimitExceeded:
 class Budget:
     """One run's spending against :class:`Limits`: work, states, time, value sizes."""
 
-    __slots__ = ("limits", "work", "deadline", "_play_start", "_next_clock_check", "_max_work")
+    __slots__ = ("limits", "work", "deadline", "_play_start", "_next_clock_check", "_max_work", "_charges")
 
-    CLOCK_EVERY = 20_000  # work units between two looks at the clock
+    # Look at the clock every CLOCK_EVERY units of work, or every CLOCK_CALLS charges
+    # (a unit of work is not always cheap: it may hash a long list).
+    CLOCK_EVERY = 20_000
+    CLOCK_CALLS = 64
 
     def __init__(self, limits: Limits):
         self.limits = limits
@@ -102,6 +105,7 @@ class Budget:
         self.deadline = time.monotonic() + limits.timeout if limits.timeout is not None else None
         self._max_work = limits.max_work
         self._next_clock_check = self.CLOCK_EVERY
+        self._charges = 0
 
     def start_play(self) -> None:
         """A new play of a Monte Carlo run: the work budget starts afresh, the clock runs on."""
@@ -112,8 +116,10 @@ class Budget:
         self.work += units
         if self._max_work is not None and self.work - self._play_start > self._max_work:
             raise breach(pos, "max_work", f"this procedure needs more than {self._max_work:,} units of work")
-        if self.work >= self._next_clock_check:
+        self._charges += 1
+        if self.work >= self._next_clock_check or self._charges >= self.CLOCK_CALLS:
             self._next_clock_check = self.work + self.CLOCK_EVERY
+            self._charges = 0
             self.check_clock(pos)
 
     def check_clock(self, pos) -> None:
