@@ -149,6 +149,12 @@ def _check_nesting(graph: CallGraph, ruleset: Ruleset, diagnostics: DiagnosticLi
         too_deep.add(name)
         if not too_deep.intersection(chain[1:]):  # report where it starts, not every caller above
             diagnostics.add(ruleset.procedures[name].pos.diagnostic(
-                f"procedure '{name}' nests {best} levels deep ({' -> '.join(chain)}), counting blocks, "
+                f"procedure '{name}' nests {best} levels deep ({_chain_text(chain)}), counting blocks, "
                 f"expressions and resolved procedures; the limit is {MAX_NESTING}"
             ))
+
+
+def _chain_text(chain: tuple[str, ...]) -> str:
+    if len(chain) <= 8:
+        return " -> ".join(chain)
+    return " -> ".join(chain[:4]) + f" -> ... ({len(chain) - 6} more) -> " + " -> ".join(chain[-2:])

@@ -65,7 +65,9 @@ class Limits:
             number_types = (int, float) if spec.name == "timeout" else (int,)
             if isinstance(value, bool) or not isinstance(value, number_types) or value <= 0:
                 lifted = " (or None for no limit)" if optional else ""
-                raise TypeError(f"Limits.{spec.name} must be a positive number{lifted}, not {value!r}")
+                from .errors import Source, UsageError
+
+                raise UsageError(Source("<limits>", "").diagnostic(1, 1, f"Limits.{spec.name} must be a positive number{lifted}, not {value!r}"))
 
 
 # How a user raises each budget, for the message that reports its breach.
