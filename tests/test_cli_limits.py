@@ -1,0 +1,115 @@
+"""Budgets and bad numbers on the command line, and Ctrl-C through the installed command."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from interpreter.cli import main
+
+MINEFIELD = ["odds", "naval_mines", "attack_through_minefield", "--set", "units=[{kind: battleship}, {kind: cruiser}]"]
+
+
+def run(argv: list[str]) -> tuple[int, str, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = main(argv, stdout=stdout, stderr=stderr)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def first_line(err: str) -> str:
+    assert "Traceback" not in err
+    return err.splitlines()[0]
+
+
+def test_a_budget_breach_names_the_flag_that_raises_it():
+    code, out, err = run(MINEFIELD + ["--set", "mines=5000", "--max-work", "1000"])
+    assert code == 1 and out == ""
+    line = first_line(err)
+    assert "naval_mines.yaml:" in line  # positioned in the ruleset, at the statement that crossed the line
+    assert "more than 1,000 units of work (max_work; raise it with --max-work N" in line
+
+
+def test_raising_the_budget_lets_the_same_computation_finish():
+    # 3 mines, 2 surface units, each mine detonates on 1-2 of 6 (1/3); no unit lost: (2/3)**3 = 8/27
+    code, out, err = run(MINEFIELD + ["--set", "mines=3", "--max-work", "0", "--max-states", "0", "--timeout", "0", "--choose", "sweepers=no_escort"])
+    assert code == 0, err
+    assert "8/27" in out
+
+
+def test_max_states_on_the_command_line():
+    code, _, err = run(MINEFIELD + ["--set", "mines=3", "--max-states", "1"])
+    assert code == 1
+    assert "more than 1 states" in first_line(err) and "--max-states" in first_line(err)
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--max-work", "lots"), ("--max-states", "-5"), ("--timeout", "nan"), ("--timeout", "-1"), ("--max-work", "1" + "0" * 5000),
+])
+def test_a_bad_budget_value_is_a_usage_error(flag, value):
+    code, out, err = run(["odds", "eto", "interception", "--set", "zones=7", flag, value])
+    assert code == 2 and out == ""
+    assert first_line(err).startswith("<command line>:1:")
+    assert flag in first_line(err)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["run", "eto", "interception", "--set", "zones=7", "--seed", "9" * 5000], "--seed takes a whole number"),
+    (["run", "eto", "interception", "--set", "zones=7", "--dice", "4" * 5000], "--dice takes die faces"),
+    (["run", "eto", "interception", "--set", "zones=" + "7" * 5000], "at most 20 digits"),
+    (["run", "eto", "interception", "--set", "zones=7", "--n", "9" * 5000], "--n takes a whole number"),
+    (["run", "eto", "interception", "--set", "zones=7", "--n", "1000000000000"], "at most 100,000,000 trials"),
+])
+def test_huge_numbers_on_the_command_line_are_usage_errors(argv, fragment):
+    code, out, err = run(argv)
+    assert code == 2 and out == ""
+    assert fragment in first_line(err)
+    assert len(first_line(err)) < 300  # the message shortens the number; the command line itself is shown below it
+
+
+def test_an_unreadable_situation_file_is_a_usage_error(tmp_path):
+    folder = tmp_path / "situation.yaml"
+    folder.mkdir()
+    for path in (str(folder), "x" * 5000):
+        code, _, err = run(["run", "eto", "interception", "--situation", path])
+        assert code == 2, err
+        assert first_line(err).startswith("<command line>:1:")
+
+
+def test_a_malformed_situation_file_exits_2(tmp_path):
+    situation = tmp_path / "situation.yaml"
+    situation.write_text("zones: [7\n", encoding="utf-8")
+    code, _, err = run(["run", "eto", "interception", "--situation", str(situation)])
+    assert code == 2
+    assert "YAML syntax error" in first_line(err)
+
+
+def installed_wartable() -> Path:
+    script = Path(sys.executable).parent / "wartable"
+    if not script.is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"the console script {script} is not installed (CI is set)")
+        pytest.skip(f"the console script {script} is not installed (pip install . to test it)")
+    return script
+
+
+def test_ctrl_c_exits_130_with_one_line(tmp_path):
+    script = installed_wartable()
+    # a computation that would run for minutes with every budget lifted
+    command = [str(script)] + MINEFIELD + ["--set", "mines=100000", "--max-work", "0", "--timeout", "0"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(2.0)  # past start-up, inside the computation
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.strip() == "wartable: interrupted"
