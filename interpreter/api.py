@@ -252,11 +252,11 @@ def _calls(block: ir.Block):
         statement = stack.pop()
         if isinstance(statement, ir.CallProcedure):
             yield statement
-        elif isinstance(statement, ir.IfIR):
+        elif isinstance(statement, ir.If):
             stack.extend(s for _, body in statement.branches for s in body.statements)
             if statement.otherwise is not None:
                 stack.extend(statement.otherwise.statements)
-        elif isinstance(statement, (ir.Loop, ir.WhileLoop)):
+        elif isinstance(statement, (ir.ForLoop, ir.WhileLoop)):
             stack.extend(statement.body.statements)
 
 

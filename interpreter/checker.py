@@ -39,11 +39,7 @@ from .values import (
     unknown_within,
 )
 
-AGGREGATES = {"all", "any", "count", "sum", "min", "max", "list", "sort", "sort_desc"}
-BUILTINS = {
-    "min", "max", "abs", "count", "sum", "all", "any", "dice", "ceil_div", "ratio",
-    "append", "replace_at", "remove_at", "with_field", "repeat",
-}
+from .builtins import AGGREGATES, FUNCTIONS, CallSite
 
 
 @dataclass
@@ -96,7 +92,7 @@ class Checker:
 
     # ---- entry point -----------------------------------------------------------
 
-    def check(self) -> dict[str, ir.CompiledProcedure]:
+    def check(self) -> dict[str, ir.CheckedProcedure]:
         graph = build_call_graph(self.ruleset, self.diagnostics)
         compiled = {}
         for name in graph.order:
@@ -116,7 +112,7 @@ class Checker:
 
     # ---- procedures --------------------------------------------------------------
 
-    def _compile_procedure(self, procedure: Procedure) -> ir.CompiledProcedure:
+    def _compile_procedure(self, procedure: Procedure) -> ir.CheckedProcedure:
         self.procedure = procedure
         self.next_slot = 0
         self.loop_depth = 0
@@ -134,7 +130,7 @@ class Checker:
         outcome = OutcomeType(procedure.name, tuple((name, found[0]) for name, found in self.outcome_fields.items()))
         self.outcome_types.setdefault(procedure.name, outcome)
         names = tuple(dict.fromkeys(s.name for s in _walk_statements(procedure.body) if isinstance(s, ast.Outcome)))
-        return ir.CompiledProcedure(
+        return ir.CheckedProcedure(
             procedure.name, procedure.title, procedure.rule, procedure.inputs, procedure.choices, body, self.next_slot, outcome, names
         )
 
@@ -202,7 +198,7 @@ class Checker:
     # ---- statements ----------------------------------------------------------------
 
     def _block(self, block: ast.Block, scope: _Scope) -> ir.Block:
-        statements: list[ast.Stmt] = []
+        statements: list[ir.Stmt] = []
         ended_by: ast.Stmt | None = None
         for statement in block.statements:
             if ended_by is not None:
@@ -212,10 +208,10 @@ class Checker:
             statements.extend(self._statement(statement, scope))
             if isinstance(statement, (ast.Outcome, ast.Break)):
                 ended_by = statement
-        return ir.Block(tuple(statements), tuple(scope.slots))
+        return ir.Block(block.pos, tuple(statements), tuple(scope.slots))
 
-    def _statement(self, statement: ast.Stmt, scope: _Scope) -> list[ast.Stmt]:
-        hoisted: list[ast.Stmt] = []
+    def _statement(self, statement: ast.Stmt, scope: _Scope) -> list[ir.Stmt]:
+        hoisted: list[ir.Stmt] = []
         context = _Context(hoisted)
         if isinstance(statement, ast.Let):
             value, value_type = self._expr(statement.value, scope, context)
@@ -247,10 +243,10 @@ class Checker:
                     condition_ir, condition_type = self._expr(
                         condition, scope, _Context(None, "roll dice in a `let` before the `if`, not in an `elif` condition")
                     )
-                condition_ir = self._expect(condition, condition_type, BOOL, "a condition", condition_ir)
+                condition_ir = self.expect(condition, condition_type, BOOL, "a condition", condition_ir)
                 branches.append((condition_ir, self._block(body, _Scope(scope))))
             otherwise = self._block(statement.otherwise, _Scope(scope)) if statement.otherwise is not None else None
-            return hoisted + [ir.IfIR(statement.pos, tuple(branches), otherwise)]
+            return hoisted + [ir.If(statement.pos, tuple(branches), otherwise)]
         if isinstance(statement, ast.For):
             iterable, iterable_type = self._expr(
                 statement.iterable, scope, _Context(None, "a loop's bounds cannot roll dice: roll into a `let` first")
@@ -260,7 +256,7 @@ class Checker:
                 element = iterable_type.element
             elif base_kind(iterable_type) != "any":
                 self.error(statement.iterable.pos, f"`for` needs a list or a range such as 1 .. n, not {iterable_type.describe()}")
-            iterable = self._expect(statement.iterable, iterable_type, ListType(ANY), "what `for` runs over", iterable)
+            iterable = self.expect(statement.iterable, iterable_type, ListType(ANY), "what `for` runs over", iterable)
             existing = self._existing_name(statement.var, scope)
             if existing:
                 self.error(statement.pos, f"loop variable '{statement.var}' is already {existing}")
@@ -271,13 +267,13 @@ class Checker:
             body_scope = _Scope(inner)
             body = self._block(statement.body, body_scope)
             self.loop_depth -= 1
-            return [ir.Loop(statement.pos, statement.var, var_slot, sequence_slot, index_slot, iterable, body)]
+            return [ir.ForLoop(statement.pos, statement.var, var_slot, sequence_slot, index_slot, iterable, body)]
         if isinstance(statement, ast.While):
             no_dice = _Context(None, "a loop's condition and limit cannot roll dice: roll into a variable inside the loop")
             condition, condition_type = self._expr(statement.condition, scope, no_dice)
-            condition = self._expect(statement.condition, condition_type, BOOL, "a `while` condition", condition)
+            condition = self.expect(statement.condition, condition_type, BOOL, "a `while` condition", condition)
             limit, limit_type = self._expr(statement.limit, scope, no_dice)
-            limit = self._expect(statement.limit, limit_type, INT, "a `while` limit", limit)
+            limit = self.expect(statement.limit, limit_type, INT, "a `while` limit", limit)
             count_slot, limit_slot = self._alloc(None), self._alloc(None)
             self.loop_depth += 1
             body = self._block(statement.body, _Scope(scope))
@@ -286,7 +282,7 @@ class Checker:
         if isinstance(statement, ast.Break):
             if self.loop_depth == 0:
                 self.error(statement.pos, "`break` outside a loop")
-            return [statement]
+            return [ir.Break(statement.pos)]
         if isinstance(statement, ast.Outcome):
             fields = []
             seen: dict[str, ast.Pos] = {}
@@ -297,13 +293,13 @@ class Checker:
                 value, value_type = self._expr(f.value, scope, context)
                 self._outcome_field(statement, f, value_type)
                 fields.append((f.name, value))
-            return hoisted + [ir.OutcomeIR(statement.pos, statement.name, tuple(fields), statement.rule)]
+            return hoisted + [ir.Outcome(statement.pos, statement.name, tuple(fields), statement.rule)]
         if isinstance(statement, ast.Require):
             condition, condition_type = self._expr(statement.condition, scope, context)
-            condition = self._expect(statement.condition, condition_type, BOOL, "a `require` condition", condition)
-            return hoisted + [ast.Require(statement.pos, condition, statement.message)]
+            condition = self.expect(statement.condition, condition_type, BOOL, "a `require` condition", condition)
+            return hoisted + [ir.Require(statement.pos, condition, statement.message)]
         if isinstance(statement, ast.Note):
-            return [statement]
+            return [ir.Note(statement.pos, statement.text)]
         raise AssertionError(f"unknown statement {statement!r}")  # pragma: no cover
 
     def _existing_name(self, name: str, scope: _Scope) -> str:
@@ -317,7 +313,7 @@ class Checker:
             return "a constant"
         return ""
 
-    def _expect(self, expr: ast.Expr, actual: Type, expected: Type, what: str, value: ast.Expr | None = None) -> ast.Expr | None:
+    def expect(self, expr: ast.Expr, actual: Type, expected: Type, what: str, value: ir.Expr | None = None) -> ir.Expr | None:
         """Report a value of the wrong type; a value whose type is not known here gets a run-time check.
 
         Returns ``value`` (the checked form of ``expr``), wrapped in a guard where needed.
@@ -325,9 +321,9 @@ class Checker:
         if not compatible(expected, actual):
             self.error(expr.pos, f"{what} must be {expected.describe()}, not {actual.describe()}")
             return value
-        return self._guard(expr, actual, (expected,), what, value)
+        return self.guard(expr, actual, (expected,), what, value)
 
-    def _guard(self, expr: ast.Expr, actual: Type, expected: tuple[Type, ...], what: str, value: ast.Expr | None) -> ast.Expr | None:
+    def guard(self, expr: ast.Expr, actual: Type, expected: tuple[Type, ...], what: str, value: ir.Expr | None) -> ir.Expr | None:
         if value is None or not any(unknown_within(option, actual) for option in expected):
             return value
         return ir.Guard(expr.pos, value, expected, what)
@@ -344,18 +340,18 @@ class Checker:
 
     # ---- expressions -----------------------------------------------------------------
 
-    def _expr(self, expr: ast.Expr, scope: _Scope, context: _Context) -> tuple[ast.Expr, Type]:
+    def _expr(self, expr: ast.Expr, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         method = getattr(self, "_expr_" + type(expr).__name__)
         return method(expr, scope, context)
 
     def _expr_IntLit(self, expr, scope, context):
-        return expr, INT
+        return ir.Const(expr.pos, expr.value), INT
 
     def _expr_StrLit(self, expr, scope, context):
-        return expr, STR
+        return ir.Const(expr.pos, expr.value), STR
 
     def _expr_BoolLit(self, expr, scope, context):
-        return expr, BOOL
+        return ir.Const(expr.pos, expr.value), BOOL
 
     def _expr_ListLit(self, expr, scope, context):
         items, types = [], []
@@ -367,7 +363,7 @@ class Checker:
         if len(kinds) > 1:
             self.error(expr.pos, "a list's items must all be of one type")
         element = types[0] if types and len(kinds) == 1 else ANY
-        return ast.ListLit(expr.pos, tuple(items)), ListType(element)
+        return ir.ListOf(expr.pos, tuple(items)), ListType(element)
 
     def _expr_Name(self, expr, scope, context):
         variable = scope.find(expr.name)
@@ -381,7 +377,7 @@ class Checker:
             return ir.InputRef(expr.pos, expr.name), StrType(choice.options)
         constant = self.ruleset.constants.get(expr.name)
         if constant is not None:
-            return ir.Literal(expr.pos, constant.value, expr.name), self.constant_types[expr.name]
+            return ir.Const(expr.pos, constant.value, expr.name), self.constant_types[expr.name]
         if expr.name in self.ruleset.tables:
             self.error(expr.pos, f"'{expr.name}' is a table: read it with `lookup {expr.name}(row = ...)`{context.where}")
         elif expr.name in self.ruleset.modifiers:
@@ -391,7 +387,7 @@ class Checker:
             self.error(expr.pos, f"'{expr.name}' is a procedure: call it with `resolve {expr.name}(...)`{context.where}")
         else:
             self.error(expr.pos, f"unknown name '{expr.name}'{self._suggest(expr.name, scope)}{context.where}")
-        return expr, ANY
+        return _invalid(expr), ANY
 
     def _expr_Attribute(self, expr, scope, context):
         subject, subject_type = self._expr(expr.subject, scope, context)
@@ -409,34 +405,34 @@ class Checker:
                 result = found
         elif base_kind(subject_type) != "any":
             self.error(expr.pos, f"{subject_type.describe()} has no fields; '.{expr.name}' needs a record{context.where}")
-        return ast.Attribute(expr.pos, subject, expr.name), result
+        return ir.Field(expr.pos, subject, expr.name), result
 
     def _expr_Index(self, expr, scope, context):
         subject, subject_type = self._expr(expr.subject, scope, context)
         index, index_type = self._expr(expr.index, scope, context)
-        index = self._expect(expr.index, index_type, INT, "an index", index)
+        index = self.expect(expr.index, index_type, INT, "an index", index)
         element = subject_type.element if isinstance(subject_type, ListType) else ANY
         if base_kind(subject_type) not in ("list", "any"):
             self.error(expr.pos, f"cannot index {subject_type.describe()}")
-        subject = self._guard(expr.subject, subject_type, (ListType(ANY),), "what is indexed", subject)
-        return ast.Index(expr.pos, subject, index), element
+        subject = self.guard(expr.subject, subject_type, (ListType(ANY),), "what is indexed", subject)
+        return ir.Index(expr.pos, subject, index), element
 
     def _expr_Negate(self, expr, scope, context):
         operand, operand_type = self._expr(expr.operand, scope, context)
-        operand = self._expect(expr.operand, operand_type, INT, "the operand of -", operand)
-        return ast.Negate(expr.pos, operand), INT
+        operand = self.expect(expr.operand, operand_type, INT, "the operand of -", operand)
+        return ir.Negate(expr.pos, operand), INT
 
     def _expr_Not(self, expr, scope, context):
         operand, operand_type = self._expr(expr.operand, scope, context)
-        operand = self._expect(expr.operand, operand_type, BOOL, "the operand of `not`", operand)
-        return ast.Not(expr.pos, operand), BOOL
+        operand = self.expect(expr.operand, operand_type, BOOL, "the operand of `not`", operand)
+        return ir.Not(expr.pos, operand), BOOL
 
     def _expr_Binary(self, expr, scope, context):
         left, left_type = self._expr(expr.left, scope, context)
         right, right_type = self._expr(expr.right, scope, context)
-        left = self._expect(expr.left, left_type, INT, f"the left side of {expr.op}", left)
-        right = self._expect(expr.right, right_type, INT, f"the right side of {expr.op}", right)
-        return ast.Binary(expr.pos, expr.op, left, right), INT
+        left = self.expect(expr.left, left_type, INT, f"the left side of {expr.op}", left)
+        right = self.expect(expr.right, right_type, INT, f"the right side of {expr.op}", right)
+        return ir.Arithmetic(expr.pos, expr.op, left, right), INT
 
     def _expr_Compare(self, expr, scope, context):
         left, left_type = self._expr(expr.left, scope, context)
@@ -447,7 +443,7 @@ class Checker:
                     self.error(expr.pos, f"{left_type.describe()} can never be in a {right_type.describe()}")
             elif base_kind(right_type) != "any":
                 self.error(expr.right.pos, f"`in` needs a list on its right, not {right_type.describe()}")
-            right = self._guard(expr.right, right_type, (ListType(ANY),), f"the right side of `{'not in' if expr.op == 'notin' else 'in'}`", right)
+            right = self.guard(expr.right, right_type, (ListType(ANY),), f"the right side of `{'not in' if expr.op == 'notin' else 'in'}`", right)
         elif expr.op in ("==", "!="):
             if not compatible(left_type, right_type):
                 self.error(expr.pos, f"comparing {left_type.describe()} with {right_type.describe()} is always {expr.op == '!='}")
@@ -460,9 +456,9 @@ class Checker:
             for side, side_type, where in ((expr.left, left_type, "left"), (expr.right, right_type, "right")):
                 if base_kind(side_type) not in ("int", "ratio", "any"):
                     self.error(side.pos, f"the {where} side of {expr.op} must be a number or an odds ratio, not {side_type.describe()}")
-            left = self._guard(expr.left, left_type, (INT, RATIO), f"the left side of {expr.op}", left)
-            right = self._guard(expr.right, right_type, (INT, RATIO), f"the right side of {expr.op}", right)
-        return ast.Compare(expr.pos, expr.op, left, right), BOOL
+            left = self.guard(expr.left, left_type, (INT, RATIO), f"the left side of {expr.op}", left)
+            right = self.guard(expr.right, right_type, (INT, RATIO), f"the right side of {expr.op}", right)
+        return ir.Comparison(expr.pos, expr.op, left, right), BOOL
 
     def _check_enum_value(self, enum: StrType, literal: ast.StrLit) -> None:
         if enum.values and literal.value not in enum.values:
@@ -473,27 +469,27 @@ class Checker:
         right, right_type = self._expr(
             expr.right, scope, _Context(None, f"the right side of `{expr.op}` is not always evaluated: roll into a `let` first", context.where)
         )
-        left = self._expect(expr.left, left_type, BOOL, f"the left side of `{expr.op}`", left)
-        right = self._expect(expr.right, right_type, BOOL, f"the right side of `{expr.op}`", right)
-        return ast.Logical(expr.pos, expr.op, left, right), BOOL
+        left = self.expect(expr.left, left_type, BOOL, f"the left side of `{expr.op}`", left)
+        right = self.expect(expr.right, right_type, BOOL, f"the right side of `{expr.op}`", right)
+        return ir.Logical(expr.pos, expr.op, left, right), BOOL
 
     def _expr_Conditional(self, expr, scope, context):
         condition, condition_type = self._expr(expr.condition, scope, context)
-        condition = self._expect(expr.condition, condition_type, BOOL, "a condition", condition)
+        condition = self.expect(expr.condition, condition_type, BOOL, "a condition", condition)
         branch_context = _Context(None, "only one branch of `if ... then ... else` is evaluated: roll into a `let` first", context.where)
         then, then_type = self._expr(expr.then, scope, branch_context)
         otherwise, otherwise_type = self._expr(expr.otherwise, scope, branch_context)
         if not compatible(then_type, otherwise_type):
             self.error(expr.pos, f"the branches give {then_type.describe()} and {otherwise_type.describe()}")
         result = then_type if base_kind(then_type) != "any" else otherwise_type
-        return ast.Conditional(expr.pos, condition, then, otherwise), result
+        return ir.Conditional(expr.pos, condition, then, otherwise), result
 
     def _expr_RangeExpr(self, expr, scope, context):
         low, low_type = self._expr(expr.low, scope, context)
         high, high_type = self._expr(expr.high, scope, context)
-        low = self._expect(expr.low, low_type, INT, "the start of a range", low)
-        high = self._expect(expr.high, high_type, INT, "the end of a range", high)
-        return ast.RangeExpr(expr.pos, low, high), ListType(INT)
+        low = self.expect(expr.low, low_type, INT, "the start of a range", low)
+        high = self.expect(expr.high, high_type, INT, "the end of a range", high)
+        return ir.Range(expr.pos, low, high), ListType(INT)
 
     def _expr_Dice(self, expr, scope, context):
         return self._roll(expr.pos, expr.count, expr.sides, expr.text, scope, context)
@@ -501,129 +497,42 @@ class Checker:
     def _roll(self, pos, count, sides, text, scope, context):
         if context.hoist is None:
             self.error(pos, f"dice cannot be rolled here: {context.no_dice_reason}{context.where}")
-            return ast.IntLit(pos, 0), INT
+            return ir.Const(pos, 0), INT
         inner = _Context(None, "the number and size of dice cannot themselves be rolled", context.where)
         count_ir, count_type = self._expr(count, scope, inner)
         sides_ir, sides_type = self._expr(sides, scope, inner)
-        count_ir = self._expect(count, count_type, INT, "the number of dice", count_ir)
-        sides_ir = self._expect(sides, sides_type, INT, "the number of faces", sides_ir)
+        count_ir = self.expect(count, count_type, INT, "the number of dice", count_ir)
+        sides_ir = self.expect(sides, sides_type, INT, "the number of faces", sides_ir)
         slot = self._alloc(scope)
         context.hoist.append(ir.Roll(pos, slot, count_ir, sides_ir, text))
         return ir.Local(pos, text, slot), INT
 
     def _expr_Call(self, expr, scope, context):
         name = expr.function
-        if name not in BUILTINS:
-            close = difflib.get_close_matches(name, sorted(BUILTINS), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else f" (functions: {', '.join(sorted(BUILTINS))})"
+        function = FUNCTIONS.get(name)
+        if function is None:
+            close = difflib.get_close_matches(name, sorted(FUNCTIONS), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else f" (functions: {', '.join(sorted(FUNCTIONS))})"
             if name in self.ruleset.tables:
                 hint = f": '{name}' is a table, read it with `lookup {name}(row = ...)`"
             elif name in self.ruleset.procedures:
                 hint = f": '{name}' is a procedure, call it with `resolve {name}(...)`"
             self.error(expr.pos, f"unknown function '{name}'{hint}{context.where}")
-            return expr, ANY
+            return _invalid(expr), ANY
         for arg in expr.args:
             if arg.name is not None:
                 self.error(arg.pos, f"{name}() takes no named arguments{context.where}")
-        if name == "dice":
+        if function.rolls:
             if len(expr.args) != 2:
-                self.error(expr.pos, "dice(count, faces) takes two arguments")
-                return expr, INT
+                self.error(expr.pos, f"{function.usage} takes two arguments")
+                return _invalid(expr), INT
             return self._roll(expr.pos, expr.args[0].value, expr.args[1].value, "dice", scope, context)
         args = [self._expr(arg.value, scope, context) for arg in expr.args]
-        values = [value for value, _ in args]
-        types = [t for _, t in args]
-        sources = [arg.value for arg in expr.args]
+        site = CallSite(expr, [arg.value for arg in expr.args], [value for value, _ in args], [t for _, t in args])
+        result = function.type_rule(self, site)
+        return ir.CallFunction(expr.pos, function, tuple(site.values)), result
 
-        def call(result: Type) -> tuple[ast.Expr, Type]:
-            return ast.Call(expr.pos, name, tuple(ast.Arg(a.pos, None, value) for a, value in zip(expr.args, values))), result
-
-        if name in ("min", "max", "sum") and len(types) == 1:
-            values[0] = self._expect_list_of(sources[0], types[0], INT, name, values[0])
-            return call(INT)
-        if name in ("min", "max"):
-            if not types:
-                self.error(expr.pos, f"{name}() needs at least one argument")
-            for index, t in enumerate(types):
-                values[index] = self._expect(sources[index], t, INT, f"an argument of {name}()", values[index])
-            return call(INT)
-        if name in ("all", "any"):
-            if len(types) != 1:
-                self.error(expr.pos, f"{name}() takes one list")
-            else:
-                values[0] = self._expect_list_of(sources[0], types[0], BOOL, name, values[0])
-            return call(BOOL)
-        if name in ("count", "sum"):
-            if len(types) != 1:
-                self.error(expr.pos, f"{name}() takes one list")
-            elif base_kind(types[0]) not in ("list", "any"):
-                self.error(sources[0].pos, f"{name}() needs a list, not {types[0].describe()}")
-            else:
-                values[0] = self._guard(sources[0], types[0], (ListType(ANY),), f"what {name}() counts", values[0])
-            return call(INT)
-        if name == "abs":
-            if len(types) != 1:
-                self.error(expr.pos, "abs() takes one number")
-            else:
-                values[0] = self._expect(sources[0], types[0], INT, "the argument of abs()", values[0])
-            return call(INT)
-        if name in ("ceil_div", "ratio"):
-            usage = "ceil_div(a, b)" if name == "ceil_div" else "ratio(attack, defense)"
-            if len(types) != 2:
-                self.error(expr.pos, f"{usage} takes two numbers")
-            for index, t in enumerate(types):
-                values[index] = self._expect(sources[index], t, INT, f"an argument of {name}()", values[index])
-            return call(INT if name == "ceil_div" else RATIO)
-        return self._list_builtin(expr, name, sources, values, types, call)
-
-    def _list_builtin(self, expr, name: str, sources: list, values: list, types: list[Type], call):
-        """append, replace_at, remove_at, repeat, with_field: new values, never mutation."""
-        arity = {"append": 2, "replace_at": 3, "remove_at": 2, "repeat": 2, "with_field": 3}[name]
-        usage = {
-            "append": "append(list, item)",
-            "replace_at": "replace_at(list, position, item)",
-            "remove_at": "remove_at(list, position)",
-            "repeat": "repeat(item, times)",
-            "with_field": 'with_field(record, "field", value)',
-        }[name]
-        if len(types) != arity:
-            self.error(expr.pos, f"{usage} takes {arity} arguments")
-            return call(ANY)
-        if name == "repeat":
-            values[1] = self._expect(sources[1], types[1], INT, "the count of repeat()", values[1])
-            return call(ListType(types[0]))
-        if name == "with_field":
-            record_type = types[0]
-            if not isinstance(sources[1], ast.StrLit):
-                self.error(sources[1].pos, 'with_field needs the field name as a literal string: with_field(ship, "damaged", true)')
-                return call(record_type)
-            if isinstance(record_type, RecordType):
-                field_type = record_type.field(sources[1].value)
-                if field_type is None:
-                    self.error(sources[1].pos, f"{record_type.describe()} has no field '{sources[1].value}' (fields: {', '.join(n for n, _ in record_type.fields)})")
-                elif not compatible(field_type, types[2]):
-                    self.error(sources[2].pos, f"field '{sources[1].value}' holds {field_type.describe()}, not {types[2].describe()}")
-                else:
-                    values[2] = self._guard(sources[2], types[2], (field_type,), f"field '{sources[1].value}'", values[2])
-            elif base_kind(record_type) != "any":
-                self.error(sources[0].pos, f"with_field needs a record, not {record_type.describe()}")
-            return call(record_type)
-        list_type = types[0]
-        if base_kind(list_type) not in ("list", "any"):
-            self.error(sources[0].pos, f"{name}() needs a list, not {list_type.describe()}")
-            return call(ANY)
-        values[0] = self._guard(sources[0], list_type, (ListType(ANY),), f"the list given to {name}()", values[0])
-        element = list_type.element if isinstance(list_type, ListType) else ANY
-        if name in ("replace_at", "remove_at"):
-            values[1] = self._expect(sources[1], types[1], INT, f"the position in {name}()", values[1])
-        item_type = types[-1] if name in ("append", "replace_at") else None
-        if item_type is not None and not compatible(element, item_type):
-            self.error(sources[-1].pos, f"a {list_type.describe()} cannot hold {item_type.describe()}")
-        elif item_type is not None:
-            values[-1] = self._guard(sources[-1], item_type, (element,), f"an item of a {list_type.describe()}", values[-1])
-        return call(list_type if isinstance(list_type, ListType) else ListType(ANY))
-
-    def _expect_list_of(self, expr, actual: Type, element: Type, function: str, value: ast.Expr) -> ast.Expr:
+    def expect_list_of(self, expr, actual: Type, element: Type, function: str, value: ir.Expr) -> ir.Expr:
         if isinstance(actual, ListType):
             if not compatible(element, actual.element):
                 self.error(expr.pos, f"{function}() needs a list of {element.describe()}, not {actual.describe()}")
@@ -631,18 +540,19 @@ class Checker:
         elif base_kind(actual) != "any":
             self.error(expr.pos, f"{function}() needs a list, not {actual.describe()}")
             return value
-        return self._guard(expr, actual, (ListType(element),), f"what {function}() reads", value)
+        return self.guard(expr, actual, (ListType(element),), f"what {function}() reads", value)
 
     def _expr_Aggregate(self, expr, scope, context):
-        if expr.function not in AGGREGATES:
+        aggregate = AGGREGATES.get(expr.function)
+        if aggregate is None:
             self.error(expr.pos, f"'{expr.function}(... for ... in ...)' is not an aggregate; use one of {', '.join(sorted(AGGREGATES))}")
-            return expr, ANY
+            return _invalid(expr), ANY
         inner_context = _Context(None, "dice cannot be rolled inside an aggregate", context.where)
         collection, collection_type = self._expr(expr.collection, scope, inner_context)
         element = collection_type.element if isinstance(collection_type, ListType) else ANY
         if base_kind(collection_type) not in ("list", "any"):
             self.error(expr.collection.pos, f"`for {expr.var} in` needs a list, not {collection_type.describe()}")
-        collection = self._guard(expr.collection, collection_type, (ListType(ANY),), f"what {expr.function}() runs over", collection)
+        collection = self.guard(expr.collection, collection_type, (ListType(ANY),), f"what {expr.function}() runs over", collection)
         existing = self._existing_name(expr.var, scope)
         if existing:
             self.error(expr.pos, f"'{expr.var}' is already {existing}; pick another name for the aggregate's variable")
@@ -653,20 +563,9 @@ class Checker:
         condition = None
         if expr.condition is not None:
             condition, condition_type = self._expr(expr.condition, inner, inner_context)
-            condition = self._expect(expr.condition, condition_type, BOOL, "an aggregate's `if` condition", condition)
-        function = expr.function
-        result: Type = INT
-        if function in ("all", "any"):
-            value = self._expect(expr.element, value_type, BOOL, f"what {function}() tests", value)
-            result = BOOL
-        elif function in ("sum", "min", "max"):
-            value = self._expect(expr.element, value_type, INT, f"what {function}() adds up or compares", value)
-        elif function == "list":
-            result = ListType(value_type)
-        elif function in ("sort", "sort_desc"):
-            value = self._expect(expr.element, value_type, INT, f"the key {function}() orders by", value)
-            result = ListType(element)
-        return ir.AggregateIR(expr.pos, function, value, slot, collection, condition), result
+            condition = self.expect(expr.condition, condition_type, BOOL, "an aggregate's `if` condition", condition)
+        value, result = aggregate.type_rule(self, expr, value, value_type, element)
+        return ir.Aggregate(expr.pos, aggregate, value, slot, collection, condition), result
 
     def _expr_Lookup(self, expr, scope, context):
         table = self.ruleset.tables.get(expr.table)
@@ -674,7 +573,7 @@ class Checker:
             close = difflib.get_close_matches(expr.table, sorted(self.ruleset.tables), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             self.error(expr.pos, f"unknown table '{expr.table}'{hint}{context.where}")
-            return expr, ANY
+            return _invalid(expr), ANY
         args: dict[str, ast.Expr] = {}
         positional_names = ["row", "column"]
         for index, arg in enumerate(expr.args):
@@ -698,19 +597,19 @@ class Checker:
             for name in ("column", "shift"):
                 if name in args:
                     self.error(args[name].pos, f"table '{expr.table}' has no columns, so no {name}")
-        compiled: dict[str, ast.Expr] = {}
+        compiled: dict[str, ir.Expr] = {}
         for name, value in args.items():
             value_ir, value_type = self._expr(value, scope, context)
             if name == "shift":
-                value_ir = self._expect(value, value_type, INT, "a column shift", value_ir)
+                value_ir = self.expect(value, value_type, INT, "a column shift", value_ir)
             elif base_kind(value_type) not in ("int", "str", "ratio", "any"):
                 self.error(value.pos, f"a {name} key must be a number, an odds ratio or a category, not {value_type.describe()}")
             else:
-                value_ir = self._guard(value, value_type, (INT, STR, RATIO), f"the {name} key", value_ir)
+                value_ir = self.guard(value, value_type, (INT, STR, RATIO), f"the {name} key", value_ir)
             compiled[name] = value_ir
-        placeholder = ast.IntLit(expr.pos, 0)
+        placeholder = ir.Const(expr.pos, 0)
         return (
-            ir.LookupIR(expr.pos, table, compiled.get("row", placeholder), compiled.get("column"), compiled.get("shift")),
+            ir.Lookup(expr.pos, table, compiled.get("row", placeholder), compiled.get("column"), compiled.get("shift")),
             self._cell_type(table, expr.pos),
         )
 
@@ -721,7 +620,7 @@ class Checker:
             close = difflib.get_close_matches(expr.list_name, sorted(self.ruleset.modifiers), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             self.error(expr.pos, f"unknown modifier list '{expr.list_name}'{hint}")
-            return expr, INT
+            return _invalid(expr), INT
         if modifier_list.kind != expr.kind:
             right = "modifiers" if modifier_list.kind == "drm" else "shifts"
             self.error(expr.pos, f"'{expr.list_name}' is a {modifier_list.kind} list: use `{right} {expr.list_name}`, not `{keyword}`")
@@ -731,9 +630,9 @@ class Checker:
             condition, condition_type = self._expr(
                 entry.condition, scope, _Context(None, "a modifier's condition cannot roll dice", where)
             )
-            condition = self._expect(entry.condition, condition_type, BOOL, "a modifier's `when`", condition)
+            condition = self.expect(entry.condition, condition_type, BOOL, "a modifier's `when`", condition)
             entries.append((entry, condition))
-        return ir.ModifierSumIR(expr.pos, modifier_list, tuple(entries)), INT
+        return ir.ModifierSum(expr.pos, modifier_list, tuple(entries)), INT
 
     def _expr_Resolve(self, expr, scope, context):
         callee = self.ruleset.procedures.get(expr.procedure)
@@ -741,10 +640,10 @@ class Checker:
             close = difflib.get_close_matches(expr.procedure, sorted(self.ruleset.procedures), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             self.error(expr.pos, f"unknown procedure '{expr.procedure}'{hint}")
-            return expr, ANY
+            return _invalid(expr), ANY
         if context.hoist is None:
             self.error(expr.pos, f"a procedure cannot be resolved here: {context.no_dice_reason.replace('roll', 'resolve it')}")
-            return expr, ANY
+            return _invalid(expr), ANY
         args = []
         given = set()
         for arg in expr.args:
@@ -772,6 +671,11 @@ class Checker:
         context.hoist.append(ir.CallProcedure(expr.pos, slot, expr.procedure, tuple(args)))
         return ir.Local(expr.pos, f"resolve {expr.procedure}", slot), self.outcome_types.get(expr.procedure, OutcomeType(expr.procedure, ()))
 
+def _invalid(expr: ast.Expr) -> ir.Const:
+    """What an expression the checker refused compiles to: the ruleset will not load, so it never runs."""
+    return ir.Const(expr.pos, None)
+
+
 def _walk_statements(block: ast.Block) -> Iterable[ast.Stmt]:
     stack = list(reversed(block.statements))
     while stack:
@@ -786,5 +690,5 @@ def _walk_statements(block: ast.Block) -> Iterable[ast.Stmt]:
             stack.extend(reversed(statement.body.statements))
 
 
-def compile_ruleset(ruleset: Ruleset, diagnostics: DiagnosticList) -> dict[str, ir.CompiledProcedure]:
+def compile_ruleset(ruleset: Ruleset, diagnostics: DiagnosticList) -> dict[str, ir.CheckedProcedure]:
     return Checker(ruleset, diagnostics).check()

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, Callable
 
 from . import ast, ir
@@ -89,7 +88,7 @@ class _Flow:
 class _Frame:
     """What a procedure body sees besides its variables."""
 
-    procedure: ir.CompiledProcedure
+    procedure: ir.CheckedProcedure
     inputs: dict[str, Any]
     depth: int
 
@@ -113,33 +112,30 @@ class Executor:
         self.limits = limits
         self.budget = budget or Budget(limits)
         bound = 1 << limits.max_int_bits
-        self._int_low, self._int_high = -bound + 1, bound - 1
+        self.int_low, self.int_high = -bound + 1, bound - 1
         self._dice_memo: dict[tuple[int, int], dict[int, int]] = {}
         self._call_memo: dict[tuple, Dist] = {}
         self._sequences: list[tuple] = []  # loop sequences, by the number a state holds
         self._sequence_numbers: dict[tuple, int] = {}
         self._eval: dict[type, Callable] = {
-            ast.IntLit: lambda e, env, f: e.value,
-            ast.StrLit: lambda e, env, f: e.value,
-            ast.BoolLit: lambda e, env, f: e.value,
-            ir.Literal: lambda e, env, f: e.value,
+            ir.Const: lambda e, env, f: e.value,
             ir.Local: lambda e, env, f: env[e.slot],
             ir.InputRef: lambda e, env, f: f.inputs[e.name],
-            ast.ListLit: lambda e, env, f: self.budget.check_value(tuple(self.eval(i, env, f) for i in e.items), e.pos),
+            ir.ListOf: lambda e, env, f: self.budget.check_value(tuple(self.eval(i, env, f) for i in e.items), e.pos),
             ir.Guard: self._guard,
-            ast.Attribute: self._attribute,
-            ast.Index: self._index,
-            ast.Negate: lambda e, env, f: -self.eval(e.operand, env, f),
-            ast.Not: lambda e, env, f: not self.eval(e.operand, env, f),
-            ast.Binary: self._binary,
-            ast.Compare: self._compare,
-            ast.Logical: self._logical,
-            ast.Conditional: lambda e, env, f: self.eval(e.then if self.eval(e.condition, env, f) else e.otherwise, env, f),
-            ast.RangeExpr: self._range,
-            ast.Call: self._call,
-            ir.AggregateIR: self._aggregate,
-            ir.LookupIR: self._lookup,
-            ir.ModifierSumIR: self._modifier_sum,
+            ir.Field: self._attribute,
+            ir.Index: self._index,
+            ir.Negate: lambda e, env, f: -self.eval(e.operand, env, f),
+            ir.Not: lambda e, env, f: not self.eval(e.operand, env, f),
+            ir.Arithmetic: self._binary,
+            ir.Comparison: self._compare,
+            ir.Logical: self._logical,
+            ir.Conditional: lambda e, env, f: self.eval(e.then if self.eval(e.condition, env, f) else e.otherwise, env, f),
+            ir.Range: self._range,
+            ir.CallFunction: lambda e, env, f: e.function.run(self, e.pos, *[self.eval(a, env, f) for a in e.args]),
+            ir.Aggregate: self._aggregate,
+            ir.Lookup: self._lookup,
+            ir.ModifierSum: self._modifier_sum,
         }
 
     # ---- tracing -------------------------------------------------------------------
@@ -151,7 +147,7 @@ class Executor:
 
     # ---- procedures ----------------------------------------------------------------
 
-    def run_procedure(self, procedure: ir.CompiledProcedure, inputs: dict[str, Any], depth: int = 0) -> Dist:
+    def run_procedure(self, procedure: ir.CheckedProcedure, inputs: dict[str, Any], depth: int = 0) -> Dist:
         """The distribution of outcomes (one outcome of full weight when dice are sampled)."""
         if depth > self.limits.max_call_depth:
             raise breach(procedure.body.pos, "max_call_depth", f"procedures nest deeper than {self.limits.max_call_depth} calls")
@@ -183,7 +179,7 @@ class Executor:
         flow.normal = current
         return flow
 
-    def exec_statement(self, statement: ast.Stmt, dist: Dist, frame: _Frame) -> "Dist | _Flow":
+    def exec_statement(self, statement: ir.Stmt, dist: Dist, frame: _Frame) -> "Dist | _Flow":
         kind = type(statement)
         if kind is ir.Assign:
             return self._assign(statement, dist, frame)
@@ -191,22 +187,22 @@ class Executor:
             return self._roll(statement, dist, frame)
         if kind is ir.CallProcedure:
             return self._call_procedure(statement, dist, frame)
-        if kind is ir.IfIR:
+        if kind is ir.If:
             return self._if(statement, dist, frame)
-        if kind is ir.Loop:
+        if kind is ir.ForLoop:
             return self._loop(statement, dist, frame)
         if kind is ir.WhileLoop:
             return self._while(statement, dist, frame)
-        if kind is ir.OutcomeIR:
+        if kind is ir.Outcome:
             return self._outcome(statement, dist, frame)
-        if kind is ast.Break:
+        if kind is ir.Break:
             return _Flow(Dist(), broken=dist)
-        if kind is ast.Require:
+        if kind is ir.Require:
             for env in dist.weights:
                 if not self.eval(statement.condition, env, frame):
                     raise RuleViolation(statement.pos.diagnostic(f"rule violated: {statement.message}"))
             return dist
-        if kind is ast.Note:
+        if kind is ir.Note:
             self.note(frame, "note", statement.text, statement.pos)
             return dist
         raise AssertionError(f"unknown statement {statement!r}")  # pragma: no cover
@@ -218,7 +214,7 @@ class Executor:
             value = evaluate(value_expr, env, frame)
             new = env[:slot] + (value,) + env[slot + 1:]
             out[new] = out.get(new, 0) + weight
-        if self.trace is not None and not isinstance(value_expr, (ir.Local, ir.LookupIR, ir.ModifierSumIR)):
+        if self.trace is not None and not isinstance(value_expr, (ir.Local, ir.Lookup, ir.ModifierSum)):
             self.note(frame, "set", f"{statement.name} = {show(value)}", statement.pos)
         return Dist(out, dist.denom)
 
@@ -307,7 +303,7 @@ class Executor:
             per_state.append((env, weight, outcomes.weights, outcomes.denom))
         return self._spread(dist, statement.slot, per_state, statement.pos)
 
-    def callee_inputs(self, callee: ir.CompiledProcedure, given: dict[str, Any], pos: ast.Pos) -> dict[str, Any]:
+    def callee_inputs(self, callee: ir.CheckedProcedure, given: dict[str, Any], pos: ast.Pos) -> dict[str, Any]:
         inputs = {}
         for spec in callee.inputs:
             value = given.get(spec.name, spec.default)
@@ -322,7 +318,7 @@ class Executor:
             inputs[choice.name] = option
         return inputs
 
-    def _if(self, statement: ir.IfIR, dist: Dist, frame: _Frame) -> "Dist | _Flow":
+    def _if(self, statement: ir.If, dist: Dist, frame: _Frame) -> "Dist | _Flow":
         parts: list[dict] = [{} for _ in statement.branches]
         rest: dict = {}
         for env, weight in dist.weights.items():
@@ -353,7 +349,7 @@ class Executor:
         into.broken.absorb(flow.broken)
         into.finished.absorb(flow.finished)
 
-    def _loop(self, statement: ir.Loop, dist: Dist, frame: _Frame) -> _Flow:
+    def _loop(self, statement: ir.ForLoop, dist: Dist, frame: _Frame) -> _Flow:
         var, seq, idx = statement.var_slot, statement.sequence_slot, statement.index_slot
         start: dict = {}
         for env, weight in dist.weights.items():
@@ -431,7 +427,7 @@ class Executor:
         flow.normal = exits
         return flow
 
-    def _outcome(self, statement: ir.OutcomeIR, dist: Dist, frame: _Frame) -> _Flow:
+    def _outcome(self, statement: ir.Outcome, dist: Dist, frame: _Frame) -> _Flow:
         finished: dict = {}
         for env, weight in dist.weights.items():
             fields = tuple((name, self.eval(value, env, frame)) for name, value in statement.fields)
@@ -443,7 +439,7 @@ class Executor:
 
     # ---- expressions -----------------------------------------------------------------
 
-    def eval(self, expr: ast.Expr, env: tuple, frame: _Frame) -> Any:
+    def eval(self, expr: ir.Expr, env: tuple, frame: _Frame) -> Any:
         return self._eval[type(expr)](expr, env, frame)
 
     def _guard(self, expr: ir.Guard, env: tuple, frame: _Frame) -> Any:
@@ -456,7 +452,7 @@ class Executor:
             ))
         return value
 
-    def _attribute(self, expr: ast.Attribute, env: tuple, frame: _Frame) -> Any:
+    def _attribute(self, expr: ir.Field, env: tuple, frame: _Frame) -> Any:
         subject = self.eval(expr.subject, env, frame)
         if isinstance(subject, OutcomeValue):
             if expr.name == "outcome":
@@ -470,14 +466,14 @@ class Executor:
             return subject.get(expr.name)
         raise RuleViolation(expr.pos.diagnostic(f"{show(subject)} has no field '{expr.name}'"))
 
-    def _index(self, expr: ast.Index, env: tuple, frame: _Frame) -> Any:
+    def _index(self, expr: ir.Index, env: tuple, frame: _Frame) -> Any:
         subject = self.eval(expr.subject, env, frame)
         index = self.eval(expr.index, env, frame)
         if not 1 <= index <= len(subject):
             raise RuleViolation(expr.pos.diagnostic(f"index {index} is outside the list (1 to {len(subject)})"))
         return subject[index - 1]
 
-    def _binary(self, expr: ast.Binary, env: tuple, frame: _Frame) -> int:
+    def _binary(self, expr: ir.Arithmetic, env: tuple, frame: _Frame) -> int:
         left = self.eval(expr.left, env, frame)
         right = self.eval(expr.right, env, frame)
         op = expr.op
@@ -490,14 +486,14 @@ class Executor:
         else:
             result = None
         if result is not None:
-            if result > self._int_high or result < self._int_low:
+            if result > self.int_high or result < self.int_low:
                 raise breach(expr.pos, "max_int_bits", f"{show(left)[:30]} {op} {show(right)[:30]} grows past {self.limits.max_int_bits} bits")
             return result
         if right == 0:
             raise RuleViolation(expr.pos.diagnostic("division by zero"))
         return left // right if op == "//" else left % right
 
-    def _compare(self, expr: ast.Compare, env: tuple, frame: _Frame) -> bool:
+    def _compare(self, expr: ir.Comparison, env: tuple, frame: _Frame) -> bool:
         left = self.eval(expr.left, env, frame)
         right = self.eval(expr.right, env, frame)
         op = expr.op
@@ -517,13 +513,13 @@ class Executor:
             return left > right
         return left >= right
 
-    def _logical(self, expr: ast.Logical, env: tuple, frame: _Frame) -> bool:
+    def _logical(self, expr: ir.Logical, env: tuple, frame: _Frame) -> bool:
         left = self.eval(expr.left, env, frame)
         if expr.op == "and":
             return bool(left) and bool(self.eval(expr.right, env, frame))
         return bool(left) or bool(self.eval(expr.right, env, frame))
 
-    def _range(self, expr: ast.RangeExpr, env: tuple, frame: _Frame) -> tuple:
+    def _range(self, expr: ir.Range, env: tuple, frame: _Frame) -> tuple:
         low = self.eval(expr.low, env, frame)
         high = self.eval(expr.high, env, frame)
         if high - low + 1 > self.limits.max_value_items:
@@ -531,100 +527,23 @@ class Executor:
         self.budget.charge(max(high - low + 1, 0), expr.pos)
         return tuple(range(low, high + 1))
 
-    def _call(self, expr: ast.Call, env: tuple, frame: _Frame) -> Any:
-        args = [self.eval(a.value, env, frame) for a in expr.args]
-        name = expr.function
-        if name in ("min", "max"):
-            values = args[0] if len(args) == 1 else args
-            if not values:
-                raise RuleViolation(expr.pos.diagnostic(f"{name}() of an empty list"))
-            return min(values) if name == "min" else max(values)
-        if name == "abs":
-            return abs(args[0])
-        if name == "count":
-            return len(args[0])
-        if name == "sum":
-            return self._checked_sum(args[0], expr.pos)
-        if name == "all":
-            return all(args[0])
-        if name == "any":
-            return any(args[0])
-        if name == "ceil_div":
-            if args[1] == 0:
-                raise RuleViolation(expr.pos.diagnostic("division by zero"))
-            return -(-args[0] // args[1])
-        if name == "ratio":
-            attack, defense = args
-            if defense <= 0 or attack < 0:
-                raise RuleViolation(expr.pos.diagnostic(f"odds need a defense above 0 and an attack of 0 or more, not {attack} to {defense}"))
-            return Fraction(attack, defense)
-        if name == "append":
-            return self.budget.check_value(args[0] + (args[1],), expr.pos)
-        if name in ("replace_at", "remove_at"):
-            items, position = args[0], args[1]
-            if not 1 <= position <= len(items):
-                raise RuleViolation(expr.pos.diagnostic(f"position {position} is outside the list (1 to {len(items)})"))
-            tail = (args[2],) if name == "replace_at" else ()
-            return self.budget.check_value(items[: position - 1] + tail + items[position:], expr.pos)
-        if name == "repeat":
-            item, times = args
-            if times < 0:
-                raise RuleViolation(expr.pos.diagnostic(f"repeat() count must be 0 or more, not {times}"))
-            each, _ = self._measure((item,))
-            if each * times > self.limits.max_value_items:
-                raise breach(expr.pos, "max_value_items", f"repeat() would make a value of more than {self.limits.max_value_items:,} items")
-            return self.budget.check_value((item,) * times, expr.pos)
-        if name == "with_field":
-            record, field_name, value = args
-            if not isinstance(record, Record) or not record.has(field_name):
-                raise RuleViolation(expr.pos.diagnostic(f"{show(record)} has no field '{field_name}'"))
-            return self.budget.check_value(Record(record.type_name, tuple((k, value if k == field_name else v) for k, v in record.items())), expr.pos)
-        raise AssertionError(name)  # pragma: no cover
-
-    def _checked_sum(self, values, pos) -> int:
-        total = sum(values)
-        if total > self._int_high or total < self._int_low:
-            raise breach(pos, "max_int_bits", f"a sum grows past {self.limits.max_int_bits} bits")
-        return total
-
-    def _measure(self, value) -> tuple[int, int]:
-        from .limits import measure
-
-        return measure(value, self.limits.max_value_items, self.limits.max_value_depth)
-
-    def _aggregate(self, expr: ir.AggregateIR, env: tuple, frame: _Frame) -> Any:
+    def _aggregate(self, expr: ir.Aggregate, env: tuple, frame: _Frame) -> Any:
         collection = self.eval(expr.collection, env, frame)
         slot, values = expr.slot, []
         head, tail = env[:slot], env[slot + 1:]
         function = expr.function
-        keyed = []
+        condition, element = expr.condition, expr.element
         for item in collection:
             inner = head + (item,) + tail
-            if expr.condition is not None and not self.eval(expr.condition, inner, frame):
+            if condition is not None and not self.eval(condition, inner, frame):
                 continue
-            if function in ("sort", "sort_desc"):
-                keyed.append((self.eval(expr.element, inner, frame), len(keyed), item))
+            if function.keyed:
+                values.append((self.eval(element, inner, frame), len(values), item))
             else:
-                values.append(inner if function == "count" else self.eval(expr.element, inner, frame))
-        if function in ("sort", "sort_desc"):
-            # Stable: equal keys keep their order, descending or not.
-            keyed.sort(key=lambda k: ((-k[0]) if function == "sort_desc" else k[0], k[1]))
-            return tuple(item for _, _, item in keyed)
-        if function == "all":
-            return all(values)
-        if function == "any":
-            return any(values)
-        if function == "count":
-            return len(values)
-        if function == "sum":
-            return self._checked_sum(values, expr.pos)
-        if function == "list":
-            return self.budget.check_value(tuple(values), expr.pos)
-        if not values:
-            raise RuleViolation(expr.pos.diagnostic(f"{function}() over an empty list"))
-        return min(values) if function == "min" else max(values)
+                values.append(self.eval(element, inner, frame) if function.evaluates_element else item)
+        return function.finish(self, expr.pos, values)
 
-    def _lookup(self, expr: ir.LookupIR, env: tuple, frame: _Frame) -> Any:
+    def _lookup(self, expr: ir.Lookup, env: tuple, frame: _Frame) -> Any:
         table = expr.table
         row = self.eval(expr.row, env, frame)
         column = self.eval(expr.column, env, frame) if expr.column is not None else None
@@ -655,7 +574,7 @@ class Executor:
             )
         return result.value
 
-    def _modifier_sum(self, expr: ir.ModifierSumIR, env: tuple, frame: _Frame) -> int:
+    def _modifier_sum(self, expr: ir.ModifierSum, env: tuple, frame: _Frame) -> int:
         total = 0
         modifier_list = expr.modifier_list
         shifts = modifier_list.kind == "column_shift"

@@ -1,155 +1,283 @@
-"""The checked, resolved form of a procedure that the evaluator runs.
+"""The checked, resolved form of a procedure: what the evaluator and the compiler run.
 
-The checker turns the parser's AST into these nodes: every name is resolved
-(a local slot, an input, a choice or a constant), and every die roll and
-procedure call is hoisted into its own statement.  Expressions are then free
-of chance, so the evaluator can explore every die face of a statement and
-merge equal states (see evaluator.py).
+The checker turns the parser's AST into these nodes.  Every name is
+resolved (a local slot, an input, a choice or a constant), every built-in
+function is its entry in :mod:`builtins`, every table and modifier list is
+the object itself, and every die roll and procedure call is hoisted into a
+statement of its own.  Expressions are then free of chance, so an executor
+can explore every face of a statement and merge equal states.
 
-Expression nodes reuse the AST classes where nothing needs resolving.
+The node set is closed: :data:`EXPRESSIONS` and :data:`STATEMENTS` list
+every class, none of them is an AST class, and both back ends (the
+tree-walking evaluator and the compiler to Python) handle each one.  Nodes
+are named tuples: immutable, cheap to build at load time, and compared by
+nobody (the back ends key nodes by identity).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
-from . import ast
-from .ruleset import Choice, InputSpec, ModifierEntry, ModifierList
-from .tables import Table
-from .values import Type
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from .ast import Pos
+    from .builtins import AggregateFunction, Function
+    from .ruleset import Choice, InputSpec, ModifierEntry, ModifierList
+    from .tables import Table
+    from .values import OutcomeType, Type
 
 
 # ---- expressions ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Local(ast.Expr):
-    name: str
-    slot: int
+class Const(NamedTuple):
+    """A value known when the ruleset loads: a literal, a constant (``name``), a folded list."""
 
-
-@dataclass(frozen=True)
-class InputRef(ast.Expr):
-    name: str
-
-
-@dataclass(frozen=True)
-class Literal(ast.Expr):
-    """A constant from the ruleset, or a literal list folded at check time."""
-
+    pos: Pos
     value: Any
     name: str | None = None
 
 
-@dataclass(frozen=True)
-class Guard(ast.Expr):
+class Local(NamedTuple):
+    """A variable, or the hidden slot a roll or a call was hoisted into."""
+
+    pos: Pos
+    name: str
+    slot: int
+
+
+class InputRef(NamedTuple):
+    """An input or a choice of the procedure."""
+
+    pos: Pos
+    name: str
+
+
+class ListOf(NamedTuple):
+    """``[a, b, c]`` with items computed at run time."""
+
+    pos: Pos
+    items: tuple[Expr, ...]
+
+
+class Guard(NamedTuple):
     """A value whose type the checker could not know, checked where it is used.
 
     ``expected`` lists the types that are acceptable; ``what`` names the use
     ("the left side of +") for the error a mismatch raises.
     """
 
-    value: ast.Expr
+    pos: Pos
+    value: Expr
     expected: tuple[Type, ...]
     what: str
 
 
-@dataclass(frozen=True)
-class AggregateIR(ast.Expr):
-    function: str
-    element: ast.Expr
+class Field(NamedTuple):
+    """``subject.name``: a record's field, or an outcome's field (``.outcome`` is its name)."""
+
+    pos: Pos
+    subject: Expr
+    name: str
+
+
+class Index(NamedTuple):
+    """``subject[index]``, 1-based."""
+
+    pos: Pos
+    subject: Expr
+    index: Expr
+
+
+class Negate(NamedTuple):
+    pos: Pos
+    operand: Expr
+
+
+class Not(NamedTuple):
+    pos: Pos
+    operand: Expr
+
+
+class Arithmetic(NamedTuple):
+    """op is one of + - * // %."""
+
+    pos: Pos
+    op: str
+    left: Expr
+    right: Expr
+
+
+class Comparison(NamedTuple):
+    """op is one of == != < <= > >= in notin."""
+
+    pos: Pos
+    op: str
+    left: Expr
+    right: Expr
+
+
+class Logical(NamedTuple):
+    """op is 'and' or 'or'; short-circuits."""
+
+    pos: Pos
+    op: str
+    left: Expr
+    right: Expr
+
+
+class Conditional(NamedTuple):
+    """``if condition then a else b``: only the branch taken is evaluated."""
+
+    pos: Pos
+    condition: Expr
+    then: Expr
+    otherwise: Expr
+
+
+class Range(NamedTuple):
+    """``low .. high``: the integers from low to high inclusive."""
+
+    pos: Pos
+    low: Expr
+    high: Expr
+
+
+class CallFunction(NamedTuple):
+    """A built-in function (never ``dice``: rolls are :class:`Roll` statements)."""
+
+    pos: Pos
+    function: Function
+    args: tuple[Expr, ...]
+
+
+class Aggregate(NamedTuple):
+    """``function(element for var in collection if condition)``; ``var`` lives in ``slot``."""
+
+    pos: Pos
+    function: AggregateFunction
+    element: Expr
     slot: int
-    collection: ast.Expr
-    condition: ast.Expr | None
+    collection: Expr
+    condition: Expr | None
 
 
-@dataclass(frozen=True)
-class LookupIR(ast.Expr):
+class Lookup(NamedTuple):
+    pos: Pos
     table: Table
-    row: ast.Expr
-    column: ast.Expr | None
-    shift: ast.Expr | None
+    row: Expr
+    column: Expr | None
+    shift: Expr | None
 
 
-@dataclass(frozen=True)
-class ModifierSumIR(ast.Expr):
+class ModifierSum(NamedTuple):
+    """The sum of the entries whose condition holds (a DRM list or a column-shift list)."""
+
+    pos: Pos
     modifier_list: ModifierList
-    entries: tuple[tuple[ModifierEntry, ast.Expr], ...]
+    entries: tuple[tuple[ModifierEntry, Expr], ...]
 
 
 # ---- statements ----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Assign(ast.Stmt):
+class Assign(NamedTuple):
+    pos: Pos
     name: str
     slot: int
-    value: ast.Expr
+    value: Expr
     declare: bool
 
 
-@dataclass(frozen=True)
-class Roll(ast.Stmt):
+class Roll(NamedTuple):
     """Roll ``count`` dice of ``sides`` faces into a hidden slot."""
 
+    pos: Pos
     slot: int
-    count: ast.Expr
-    sides: ast.Expr
+    count: Expr
+    sides: Expr
     text: str
 
 
-@dataclass(frozen=True)
-class CallProcedure(ast.Stmt):
+class CallProcedure(NamedTuple):
     """Resolve another procedure; its outcome goes into a hidden slot."""
 
+    pos: Pos
     slot: int
     procedure: str
-    args: tuple[tuple[str, ast.Expr], ...]
+    args: tuple[tuple[str, Expr], ...]
 
 
-@dataclass(frozen=True)
-class Block:
-    statements: tuple[ast.Stmt, ...]
+class Block(NamedTuple):
+    pos: Pos
+    statements: tuple[Stmt, ...]
     # Slots declared in this block: cleared when it ends, so that states
     # that differ only in dead variables merge.
     local_slots: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class IfIR(ast.Stmt):
-    branches: tuple[tuple[ast.Expr, Block], ...]
+class If(NamedTuple):
+    pos: Pos
+    branches: tuple[tuple[Expr, Block], ...]
     otherwise: Block | None
 
 
-@dataclass(frozen=True)
-class Loop(ast.Stmt):
+class ForLoop(NamedTuple):
+    pos: Pos
     var: str
     var_slot: int
     sequence_slot: int
     index_slot: int
-    iterable: ast.Expr
+    iterable: Expr
     body: Block
 
 
-@dataclass(frozen=True)
-class WhileLoop(ast.Stmt):
-    condition: ast.Expr
-    limit: ast.Expr
+class WhileLoop(NamedTuple):
+    pos: Pos
+    condition: Expr
+    limit: Expr
     count_slot: int
     limit_slot: int
     body: Block
 
 
-@dataclass(frozen=True)
-class OutcomeIR(ast.Stmt):
+class Outcome(NamedTuple):
+    pos: Pos
     name: str
-    fields: tuple[tuple[str, ast.Expr], ...]
+    fields: tuple[tuple[str, Expr], ...]
     rule: str | None
 
 
-@dataclass(frozen=True)
-class CompiledProcedure:
+class Break(NamedTuple):
+    pos: Pos
+
+
+class Require(NamedTuple):
+    pos: Pos
+    condition: Expr
+    message: str
+
+
+class Note(NamedTuple):
+    pos: Pos
+    text: str
+
+
+Expr = Union[
+    Const, Local, InputRef, ListOf, Guard, Field, Index, Negate, Not, Arithmetic, Comparison, Logical,
+    Conditional, Range, CallFunction, Aggregate, Lookup, ModifierSum,
+]
+Stmt = Union[Assign, Roll, CallProcedure, If, ForLoop, WhileLoop, Outcome, Break, Require, Note]
+
+EXPRESSIONS: tuple[type, ...] = (
+    Const, Local, InputRef, ListOf, Guard, Field, Index, Negate, Not, Arithmetic, Comparison, Logical,
+    Conditional, Range, CallFunction, Aggregate, Lookup, ModifierSum,
+)
+STATEMENTS: tuple[type, ...] = (Assign, Roll, CallProcedure, If, ForLoop, WhileLoop, Outcome, Break, Require, Note)
+
+
+class CheckedProcedure(NamedTuple):
+    """A procedure after the checker: its inputs and choices, its IR body, its outcome type."""
+
     name: str
     title: str
     rule: str
@@ -157,7 +285,7 @@ class CompiledProcedure:
     choices: tuple[Choice, ...]
     body: Block
     slot_count: int
-    outcome_type: Type
+    outcome_type: OutcomeType
     outcome_names: tuple[str, ...]
 
     def input(self, name: str) -> InputSpec | None:
@@ -165,3 +293,72 @@ class CompiledProcedure:
 
     def choice(self, name: str) -> Choice | None:
         return next((choice for choice in self.choices if choice.name == name), None)
+
+
+CompiledProcedure = CheckedProcedure  # the name callers knew before the compiler to Python existed
+
+
+def sub_expressions(node: Any) -> tuple:
+    """The expressions directly inside an expression node (for passes that walk the IR)."""
+    kind = type(node)
+    if kind in (Const, Local, InputRef):
+        return ()
+    if kind is ListOf:
+        return node.items
+    if kind is Guard:
+        return (node.value,)
+    if kind is Field:
+        return (node.subject,)
+    if kind is Index:
+        return (node.subject, node.index)
+    if kind in (Negate, Not):
+        return (node.operand,)
+    if kind in (Arithmetic, Comparison, Logical):
+        return (node.left, node.right)
+    if kind is Conditional:
+        return (node.condition, node.then, node.otherwise)
+    if kind is Range:
+        return (node.low, node.high)
+    if kind is CallFunction:
+        return node.args
+    if kind is Aggregate:
+        return (node.collection, node.element) + ((node.condition,) if node.condition is not None else ())
+    if kind is Lookup:
+        return tuple(e for e in (node.row, node.column, node.shift) if e is not None)
+    if kind is ModifierSum:
+        return tuple(condition for _, condition in node.entries)
+    raise AssertionError(f"not an IR expression: {node!r}")  # pragma: no cover
+
+
+def statement_expressions(statement: Any) -> tuple:
+    """The expressions a statement evaluates itself (not those of the blocks inside it)."""
+    kind = type(statement)
+    if kind is Assign:
+        return (statement.value,)
+    if kind is Roll:
+        return (statement.count, statement.sides)
+    if kind is CallProcedure:
+        return tuple(value for _, value in statement.args)
+    if kind is If:
+        return tuple(condition for condition, _ in statement.branches)
+    if kind is ForLoop:
+        return (statement.iterable,)
+    if kind is WhileLoop:
+        return (statement.condition, statement.limit)
+    if kind is Outcome:
+        return tuple(value for _, value in statement.fields)
+    if kind is Require:
+        return (statement.condition,)
+    if kind in (Break, Note):
+        return ()
+    raise AssertionError(f"not an IR statement: {statement!r}")  # pragma: no cover
+
+
+def statement_blocks(statement: Any) -> tuple:
+    """The blocks directly inside a statement."""
+    kind = type(statement)
+    if kind is If:
+        return tuple(body for _, body in statement.branches) + ((statement.otherwise,) if statement.otherwise is not None else ())
+    if kind in (ForLoop, WhileLoop):
+        return (statement.body,)
+    return ()
