@@ -17,7 +17,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -696,12 +695,11 @@ def test_a_battle_decided_by_disengagement_by_hand(sc):
 
 
 def test_small_battle_exact_odds():
-    # Two destroyers against a light cruiser: the whole battle, every die face, in a few seconds.
+    # Two destroyers against a light cruiser: the whole battle, every die face, in a second or two
+    # (a state explosion would trip the default budgets of work, states and time).
     situation = yaml.safe_load((SITUATIONS / "night_destroyers.yaml").read_text(encoding="utf-8"))
     sc = load_ruleset(RULESET_PATH)
-    start = time.perf_counter()
     dist = odds(sc, "battle", {**situation, "report": "summary"})
-    assert time.perf_counter() - start < 15
     assert dist.truncated == 0 and total(dist) == 1
     for outcome, _ in dist.outcomes:
         assert 0 <= outcome.get("phasing_sunk") <= 2 and 0 <= outcome.get("reacting_sunk") <= 1
