@@ -193,6 +193,21 @@ class Distribution:
             totals[outcome.name] = totals.get(outcome.name, Fraction(0)) + p
         return totals
 
+    def marginal(self, fields: "Iterable[str]"):
+        """The distribution over chosen fields (``"outcome"`` for the name), the rest summed out.
+
+        ``odds(...).marginal(["hits"]).probability(2)`` is the chance of exactly 2 hits.
+        """
+        from .summaries import marginal
+
+        return marginal(self, _field_names(fields))
+
+    def means(self):
+        """The exact mean of every numeric outcome field: {field: Mean(field, value, probability)}."""
+        from .summaries import means
+
+        return means(self)
+
     def to_json(self) -> dict:
         return {
             "ruleset": self.ruleset,
@@ -312,6 +327,35 @@ class Sample:
                 for o, c in self.counts
             ],
         }
+
+    def marginal(self, fields: "Iterable[str]"):
+        """Shares of the values of chosen fields, each with its standard error (a list of Estimate)."""
+        from .summaries import sample_marginal
+
+        return sample_marginal(self, _field_names(fields))
+
+    def means(self):
+        """The sample mean of every numeric outcome field, with its standard error."""
+        from .summaries import sample_means
+
+        return sample_means(self)
+
+    def standard_error(self, name: str, **fields: Any) -> float:
+        """The standard error of the share of outcomes called ``name`` (with ``fields``)."""
+        import math
+
+        count = sum(c for o, c in self.counts if o.name == name and all(o.get(k) == v for k, v in fields.items()))
+        share = count / self.trials
+        return math.sqrt(share * (1 - share) / self.trials)
+
+
+def _field_names(fields: Any) -> tuple[str, ...]:
+    if isinstance(fields, str):
+        fields = [fields]
+    names = tuple(fields)
+    if not names or not all(isinstance(name, str) for name in names):
+        raise _misuse("fields are named by strings (\"outcome\" for the outcome's name)")
+    return names
 
 
 def monte_carlo(

@@ -5,6 +5,11 @@ error (bad option, bad --set/--dice/--situation value).  User errors print
 ``file:line:column: message`` with the line and a caret; a bad command-line
 value is positioned on the command line itself.  Internal bugs keep their
 traceback.
+
+Every command answers ``--json`` with one JSON document on stdout, errors
+included (``{"ok": false, "exit_code", "error", "diagnostics": [...]}``).
+``check`` and ``test`` also write GitHub workflow annotations
+(``--format github``) and JUnit XML (``--format junit``).
 """
 
 from __future__ import annotations
@@ -85,31 +90,34 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
         description="Wargame rules as data: check rulesets, show tables, resolve procedures, compute exact odds.",
         command_line=command_line,
     )
+    parser.add_argument("--version", action="version", version=f"wartable {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=lambda **kw: _Parser(command_line=command_line, **kw))
     sub.required = True
 
     check = sub.add_parser("check", help="validate rulesets (every bundled one when none is named)")
     check.add_argument("rulesets", nargs="*", metavar="RULESET", help="a path or a bundled name")
+    _add_format_options(check, ("text", "json", "github", "junit"))
 
     listing = sub.add_parser("list", help="tables, modifier lists, constants and procedures with their inputs")
     listing.add_argument("ruleset", metavar="RULESET")
+    _add_json_option(listing)
 
     test = sub.add_parser("test", help="run the rulesets' examples (rule tests)")
     test.add_argument("rulesets", nargs="*", metavar="RULESET", help="a path or a bundled name (every bundled one when none is named)")
+    _add_format_options(test, ("text", "json", "github", "junit"))
 
     show = sub.add_parser("show", help="a table as printed (or a modifier list, or a procedure's text)")
     show.add_argument("ruleset", metavar="RULESET")
     show.add_argument("name", metavar="TABLE")
     show.add_argument("--provenance", action="store_true", help="the file and line each row's cells come from")
+    _add_json_option(show)
 
     for name, help_text in (("run", "resolve a procedure once, explaining every step"), ("odds", "exact probabilities of a procedure's outcomes")):
         command = sub.add_parser(name, help=help_text)
         command.add_argument("ruleset", metavar="RULESET")
         command.add_argument("procedure", metavar="PROCEDURE")
-        command.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="assignments", help="an input value")
-        command.add_argument("--situation", metavar="FILE.yaml", help="input values from a YAML file (--set wins)")
-        command.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", dest="chosen", help="fix a player's choice")
-        command.add_argument("--json", action="store_true", help="print one JSON object")
+        _add_input_options(command)
+        _add_json_option(command)
         _add_limit_options(command)
         if name == "odds":
             command.add_argument(
@@ -123,6 +131,30 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
             command.add_argument("--trace", action="store_true", help="every step with its rule and source line")
             command.add_argument("--provenance", action="store_true", help="the file and line of every table cell and modifier used")
             command.add_argument("--n", metavar="TRIALS", help="Monte Carlo: resolve TRIALS times (seeded) and print the empirical distribution")
+        _add_summary_options(command, monte_carlo=name == "run")
+
+    sweep = sub.add_parser("sweep", help="exact odds for every combination of some inputs (a table, CSV, JSON or markdown)")
+    sweep.add_argument("ruleset", metavar="RULESET")
+    sweep.add_argument("procedure", metavar="PROCEDURE")
+    sweep.add_argument(
+        "--over", action="append", default=[], metavar="NAME=A..B|NAME=V1,V2", dest="over",
+        help="what varies: an input (zones=1..12), a field inside one (attacker[1].contact=0..5) or a choice; give several for every combination",
+    )
+    _add_input_options(sweep)
+    _add_summary_options(sweep, monte_carlo=False)
+    _add_format_options(sweep, ("table", "csv", "json", "markdown"))
+    _add_limit_options(sweep)
+
+    aid = sub.add_parser("aid", help="a printable HTML player aid: tables, modifiers, procedures and odds heat maps")
+    aid.add_argument("ruleset", metavar="RULESET")
+    aid.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: standard output)")
+    _add_json_option(aid)
+    _add_limit_options(aid)
+
+    schema = sub.add_parser("schema", help="the JSON Schema of a ruleset file (for editors and the YAML language server)")
+    schema.add_argument("--include-fragment", action="store_true", dest="fragment", help="the schema of a file pulled in with include:")
+    _add_json_option(schema)
+
     diff = sub.add_parser("diff", help="what a variant changes: its data, and with a procedure the exact odds under both")
     diff.add_argument("base", metavar="BASE")
     diff.add_argument("variant", metavar="VARIANT")
@@ -130,10 +162,48 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
     diff.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="assignments", help="an input value")
     diff.add_argument("--situation", metavar="FILE.yaml", help="input values from a YAML file (--set wins)")
     diff.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", dest="chosen", help="fix a player's choice")
-    diff.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_json_option(diff)
     _add_limit_options(diff)
     _add_limit_options(test)
     return parser
+
+
+def version() -> str:
+    """The installed distribution's version (the checkout's pyproject when not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("wartable")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        import re
+
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+        match = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.MULTILINE) if pyproject.is_file() else None
+        return match[1] if match else "unknown"
+
+
+def _add_json_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--json", action="store_true", help="print one JSON object (errors too)")
+
+
+def _add_format_options(command: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+    command.add_argument("--format", choices=formats, default=formats[0], help=f"output format (default {formats[0]})")
+    command.add_argument("--json", action="store_true", help="the same as --format json")
+
+
+def _add_input_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="assignments", help="an input value")
+    command.add_argument("--situation", metavar="FILE.yaml", help="input values from a YAML file (--set wins)")
+    command.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", dest="chosen", help="fix a player's choice")
+
+
+def _add_summary_options(command: argparse.ArgumentParser, *, monte_carlo: bool) -> None:
+    what = " (with --n)" if monte_carlo else ""
+    command.add_argument(
+        "--by", metavar="FIELD,...",
+        help=f"the distribution over these outcome fields only, the rest summed out ('outcome' for the outcome's name){what}",
+    )
+    command.add_argument("--digits", metavar="N", help=f"decimals only, N places, instead of exact fractions{what}")
 
 
 def _add_limit_options(command: argparse.ArgumentParser) -> None:
@@ -151,25 +221,57 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     command_line = CommandLine(argv)
+    as_json = _wants_json(argv)
     try:
         parser = build_parser(command_line)
+        if argv[:1] == ["--version"]:
+            print(json.dumps({"version": version()}) if as_json else f"wartable {version()}", file=stdout)
+            return 0
         if not argv or argv[0] in ("-h", "--help") or "--help" in argv or "-h" in argv:
             try:
                 parser.parse_args(argv or ["--help"])
             except SystemExit as exit_:
                 return int(exit_.code or 0)
         args = parser.parse_args(argv)
-        handler = {"diff": _diff, "check": _check, "test": _test, "list": _list, "show": _show, "run": _run, "odds": _odds}[args.command]
+        handler = {
+            "diff": _diff, "check": _check, "test": _test, "list": _list, "show": _show, "run": _run, "odds": _odds,
+            "sweep": _sweep, "aid": _aid, "schema": _schema,
+        }[args.command]
         return handler(args, command_line, stdout, stderr)
     except UsageError as error:
-        print(error.format(), file=stderr)
-        return 2
+        return _fail(error, 2, as_json, stdout, stderr)
     except WartableError as error:
-        print(error.format(), file=stderr)
-        return 1
-    except KeyboardInterrupt:
+        return _fail(error, 1, as_json, stdout, stderr)
+    except KeyboardInterrupt as interrupt:
+        return _fail(interrupt, 130, as_json, stdout, stderr)
+
+
+def _wants_json(argv: list[str]) -> bool:
+    """Did the user ask for JSON (so that errors come as JSON too)?"""
+    if "--json" in argv or "--format=json" in argv:
+        return True
+    return any(arg == "--format" and following == "json" for arg, following in zip(argv, argv[1:]))
+
+
+def _fail(error: BaseException, code: int, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:
+    """Report a user error as text on stderr and, when JSON was asked for, as a JSON document on stdout."""
+    from . import results
+
+    if as_json:
+        print(json.dumps(results.error(error, code), indent=2, ensure_ascii=False), file=stdout)
+    if code == 130:
         print("wartable: interrupted", file=stderr)
-        return 130
+    else:
+        print(error.format(), file=stderr)  # type: ignore[attr-defined]
+    return code
+
+
+def _output_format(args) -> str:
+    return "json" if getattr(args, "json", False) else getattr(args, "format", "text")
+
+
+def _print_json(document: Any, stdout: TextIO) -> None:
+    print(json.dumps(document, indent=2, ensure_ascii=False), file=stdout)
 
 
 # ---- commands -------------------------------------------------------------------------
@@ -186,97 +288,115 @@ def _load(name: str, command_line: CommandLine):
 
 
 def _check(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
+    from .aid import aid_problems
     from .loader import load_ruleset
+    from .render import text_check_entry
+    from .reporters import github_check, junit_check
     from .resources import bundled_names
 
+    output = _output_format(args)
     names = args.rulesets or bundled_names()
-    failed = 0
+    entries = []
     for name in names:
         try:
             ruleset = load_ruleset(name)
+            problems = aid_problems(ruleset)
+            if problems:
+                raise RulesetError(problems)
         except UsageError as error:
             raise command_line.error(command_line.find(name), error.diagnostics[0].message) from None
         except RulesetError as error:
-            failed += 1
-            print(error.format(), file=stderr)
-            print(f"FAIL {name}: {len(error.diagnostics)} error{'s' if len(error.diagnostics) != 1 else ''}", file=stderr)
+            entry = results.check_failed(name, error.diagnostics)
+            entries.append(entry)
+            if output == "text":
+                print(error.format(), file=stderr)
+                print(text_check_entry(entry), file=stderr)
             continue
-        counts = ", ".join(
-            _plural(len(items), word) for items, word in
-            ((ruleset.tables, "table"), (ruleset.modifiers, "modifier list"), (ruleset.procedures, "procedure"), (ruleset.examples, "example"))
-        )
-        print(f"ok   {ruleset.name}: {counts} ({ruleset.path})", file=stdout)
-    return 1 if failed else 0
+        entry = results.check_passed(ruleset, name)
+        entries.append(entry)
+        if output == "text":
+            print(text_check_entry(entry), file=stdout)
+    document = results.check_report(entries)
+    if output == "json":
+        _print_json(document, stdout)
+    elif output == "github":
+        print(github_check(document), file=stdout)
+    elif output == "junit":
+        print(junit_check(document), file=stdout)
+    return 0 if document["ok"] else 1
 
 
 def _test(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
     from .examples import run_examples
+    from .render import text_diagnostic, text_example, text_test_summary
+    from .reporters import github_test, junit_test
     from .resources import bundled_names
 
+    output = _output_format(args)
     names = args.rulesets or bundled_names()
     limits = _limits(args, command_line)
-    passed = failed = 0
+    examples = []
     for name in names:
         ruleset = _load(name, command_line)
         for result in run_examples(ruleset, limits=limits):
-            where = f"{result.example.pos.source.name}:{result.example.pos.line}"
-            if result.passed:
-                passed += 1
-                print(f"ok   {ruleset.name}: {result.example.name} ({where})", file=stdout)
-            else:
-                failed += 1
-                print(f"FAIL {ruleset.name}: {result.example.name} ({where})", file=stdout)
-                for problem in result.problems:
-                    print(problem.format(), file=stderr)
-    print(f"{passed} passed, {failed} failed", file=stdout)
-    return 1 if failed else 0
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+            entry = results.example_result(ruleset, result)
+            examples.append(entry)
+            if output == "text":
+                print(text_example(entry), file=stdout)
+                for problem in entry["problems"]:
+                    print(text_diagnostic(problem), file=stderr)
+    document = results.test_report(examples)
+    if output == "text":
+        print(text_test_summary(document), file=stdout)
+    elif output == "json":
+        _print_json(document, stdout)
+    elif output == "github":
+        print(github_test(document), file=stdout)
+    else:
+        print(junit_test(document), file=stdout)
+    return 0 if document["ok"] else 1
 
 
 def _list(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
-    from .render import render_listing
+    from . import results
+    from .render import text_listing
 
-    print(render_listing(_load(args.ruleset, command_line)), file=stdout)
+    document = results.listing(_load(args.ruleset, command_line))
+    if args.json:
+        _print_json(document, stdout)
+    else:
+        print(text_listing(document), file=stdout)
     return 0
 
 
 def _show(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
-    from .render import render_modifiers, render_table
+    from . import results
+    from .render import text_modifiers, text_procedure, text_table
 
     ruleset = _load(args.ruleset, command_line)
     if args.name in ruleset.tables:
-        print(render_table(ruleset.tables[args.name], provenance=args.provenance), file=stdout)
+        document, text = results.table_doc(ruleset.tables[args.name], provenance=args.provenance), text_table
     elif args.name in ruleset.modifiers:
-        print(render_modifiers(ruleset.modifiers[args.name]), file=stdout)
+        document, text = results.modifiers_doc(ruleset.modifiers[args.name]), text_modifiers
     elif args.name in ruleset.procedures:
-        procedure = ruleset.procedures[args.name]
-        print(f"{procedure.title}\nrule: {procedure.rule}\n", file=stdout)
-        lines = procedure.body.pos.source.text.splitlines()
-        statements = procedure.body.statements
-        first = procedure.body.pos.line
-        last = max((s.pos.line for s in statements), default=first)
-        # the text of the body: from its first line to the end of the literal block
-        end = last
-        while end < len(lines) and lines[end].strip() and _indent(lines[end]) >= _indent(lines[first - 1]):
-            end += 1
-        print("\n".join(lines[first - 1:end]), file=stdout)
+        document, text = results.procedure_doc(ruleset, args.name), text_procedure
     else:
         names = sorted(ruleset.tables) + sorted(ruleset.modifiers) + sorted(ruleset.procedures)
         raise command_line.error(command_line.find(args.name), f"ruleset '{ruleset.name}' has no table, modifier list or procedure '{args.name}' (it has: {', '.join(names)})")
+    if args.json:
+        _print_json(document, stdout)
+    else:
+        print(text(document), file=stdout)
     return 0
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
-
-
 def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
     from .api import resolve
     from .dice import DiceScriptError
-    from .render import render_resolution
+    from .render import text_resolution
 
     ruleset = _load(args.ruleset, command_line)
     procedure = _procedure(ruleset, args.procedure, command_line)
@@ -285,6 +405,8 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     seed = _parse_seed(args.seed, command_line) if args.seed is not None else None
     dice = _parse_dice(args.dice, command_line) if args.dice is not None else None
     limits = _limits(args, command_line)
+    by = _parse_by(args.by, procedure, command_line)
+    digits = _parse_digits(args.digits, command_line)
     if args.n is not None:
         trials = _parse_count(args.n, "--n", command_line)
         if trials > limits.max_trials:
@@ -292,7 +414,10 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
             raise command_line.error(index, f"--n: at most {limits.max_trials:,} trials in one run", _offset(command_line, index, args.n))
         if dice is not None:
             raise command_line.error(command_line.find(args.dice, "--dice"), "--n draws its own dice: give --seed, not --dice")
-        return _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout, stderr, limits)
+        return _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout, stderr, limits, by, digits)
+    for flag, value in (("--by", args.by), ("--digits", args.digits)):
+        if value is not None:
+            raise command_line.error(command_line.find(value, flag), f"{flag} summarises many plays: give --n TRIALS too")
     try:
         resolution = resolve(ruleset, args.procedure, inputs, seed=seed, dice=dice, choices=choices, limits=limits)
     except DiceScriptError as error:
@@ -301,18 +426,20 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
         if index is not None:
             offset += command_line.offset_in(index, args.dice)
         raise command_line.error(index, error.message, offset) from None
+    document = results.resolution(resolution)
     if args.json:
-        print(json.dumps(resolution.to_json(), indent=2), file=stdout)
+        _print_json(document, stdout)
     else:
-        print(render_resolution(resolution, full_trace=args.trace, provenance=args.provenance), file=stdout)
-    if resolution.unused_dice:
+        print(text_resolution(document, full_trace=args.trace, provenance=args.provenance), file=stdout)
+    if resolution.unused_dice and not args.json:
         print(f"note: {resolution.unused_dice} scripted dice were not used", file=stderr)
     return 0
 
 
-def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, stderr: TextIO, limits) -> int:
+def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, stderr: TextIO, limits, by, digits) -> int:
+    from . import results
     from .api import monte_carlo
-    from .render import render_sample
+    from .render import text_sample
 
     show_progress = trials >= 10_000 and stderr.isatty()
 
@@ -322,46 +449,51 @@ def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, s
     sample = monte_carlo(ruleset, args.procedure, inputs, trials=trials, seed=seed, choices=choices, progress=progress if show_progress else None, limits=limits)
     if show_progress:
         print("\r" + " " * 40 + "\r", end="", file=stderr)
+    document = results.sample(sample, by=by, digits=digits)
     if args.json:
-        print(json.dumps(sample.to_json(), indent=2), file=stdout)
+        _print_json(document, stdout)
     else:
-        print(render_sample(sample), file=stdout)
+        print(text_sample(document, digits=digits), file=stdout)
     return 0
 
 
 def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
     from .api import odds_by_choice
-    from .render import render_distribution
+    from .render import text_distribution
 
     ruleset = _load(args.ruleset, command_line)
     procedure = _procedure(ruleset, args.procedure, command_line)
     inputs = _gather_inputs(procedure, args, command_line)
     choices = _gather_choices(procedure, args, command_line, ruleset)
+    by = _parse_by(args.by, procedure, command_line)
+    digits = _parse_digits(args.digits, command_line)
     if args.what_if:
         return _what_if(ruleset, args, inputs, choices, command_line, stdout)
-    results = odds_by_choice(ruleset, args.procedure, inputs, choices=choices, limits=_limits(args, command_line))
-    open_names = [name for name in results[0][0] if name not in choices] if len(results) > 1 else []
+    found = odds_by_choice(ruleset, args.procedure, inputs, choices=choices, limits=_limits(args, command_line))
+    open_names = [name for name in found[0][0] if name not in choices] if len(found) > 1 else []
     if args.json:
         # The top-level distribution follows the choices given (defaults for the rest);
         # with open choices, by_choice holds one distribution per combination.
         from .api import reachable_choices
 
         defaults = {c.name: c.default for c in reachable_choices(ruleset, args.procedure)}
-        document = next(
-            d for chosen, d in results if all(chosen[name] == defaults[name] for name in open_names)
-        ).to_json()
+        document = results.distribution(
+            next(d for chosen, d in found if all(chosen[name] == defaults[name] for name in open_names)), by=by, digits=digits
+        )
         if open_names:
             document["by_choice"] = [
-                {"choices": chosen, **{k: v for k, v in d.to_json().items() if k in ("outcomes", "truncated")}} for chosen, d in results
+                {"choices": chosen, **{k: v for k, v in results.distribution(d, by=by, digits=digits).items() if k in ("outcomes", "truncated", "means", "marginal")}}
+                for chosen, d in found
             ]
-        print(json.dumps(document, indent=2), file=stdout)
+        _print_json(document, stdout)
         return 0
-    for index, (chosen, distribution) in enumerate(results):
+    for index, (chosen, distribution) in enumerate(found):
         if index:
             print(file=stdout)
         if open_names:
             print("with " + ", ".join(f"{name} = {chosen[name]}" for name in open_names) + ":", file=stdout)
-        print(render_distribution(distribution), file=stdout)
+        print(text_distribution(results.distribution(distribution, by=by, digits=digits), digits=digits), file=stdout)
     return 0
 
 
@@ -385,50 +517,33 @@ def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: 
     return 0
 
 
-def _print_odds_changes(before, after, base_label: str, variant_label: str, as_json: bool, stdout: TextIO, data: list[str] | None = None) -> None:
+def _print_odds_changes(before, after, base_label: str, variant_label: str, as_json: bool, stdout: TextIO, data: list[dict] | None = None) -> None:
+    from . import results
     from .diff import odds_changes
-    from .render import render_odds_changes
+    from .render import text_odds_changes
 
-    rows = odds_changes(before, after)
+    document = results.odds_changes(odds_changes(before, after), before, base_label, variant_label, data)
     if as_json:
-        from .values import to_plain
-
-        def fraction(p, signed=False):
-            text = f"{abs(p.numerator)}/{p.denominator}"
-            sign = "-" if p < 0 else ("+" if signed and p > 0 else "")
-            return sign + text
-
-        document = {
-            "base": base_label,
-            "variant": variant_label,
-            "procedure": before.procedure,
-            "inputs": {k: to_plain(v) for k, v in before.inputs.items()},
-            "outcomes": [
-                {"name": r.outcome.name, "fields": {k: to_plain(v) for k, v in r.outcome.fields},
-                 "before": fraction(r.before), "after": fraction(r.after), "change": fraction(r.change, signed=True)}
-                for r in rows
-            ],
-        }
-        if data is not None:
-            document["changes"] = data
-        print(json.dumps(document, indent=2), file=stdout)
-        return
-    print(render_odds_changes(rows, base_label, variant_label, before), file=stdout)
+        _print_json(document, stdout)
+    else:
+        print(text_odds_changes(document), file=stdout)
 
 
 def _diff(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from .api import odds
-    from .diff import data_changes
+    from .diff import changes
     from .limits import Budget
+    from .render import text_changes
 
     base = _load(args.base, command_line)
     variant = _load(args.variant, command_line)
-    changes = data_changes(base, variant)
+    found = [change.to_plain() for change in changes(base, variant)]
+    listing = {"base": base.name, "variant": variant.name, "changes": found}
     if args.procedure is None:
         if args.json:
-            print(json.dumps({"base": base.name, "variant": variant.name, "changes": changes}, indent=2), file=stdout)
+            _print_json(listing, stdout)
         else:
-            _print_changes(base.name, variant.name, changes, stdout)
+            print("\n".join(text_changes(listing)), file=stdout)
         return 0
     base_procedure = _procedure(base, args.procedure, command_line)
     variant_procedure = _procedure(variant, args.procedure, command_line)
@@ -440,16 +555,126 @@ def _diff(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     before = odds(base, args.procedure, base_inputs, choices=base_choices, budget=budget)
     after = odds(variant, args.procedure, inputs, choices=choices, budget=budget)
     if not args.json:
-        _print_changes(base.name, variant.name, changes, stdout)
+        print("\n".join(text_changes(listing)), file=stdout)
         print(file=stdout)
-    _print_odds_changes(before, after, base.name, variant.name, args.json, stdout, changes)
+    _print_odds_changes(before, after, base.name, variant.name, args.json, stdout, found)
     return 0
 
 
-def _print_changes(base: str, variant: str, changes: list[str], stdout: TextIO) -> None:
-    print(f"{base} -> {variant}: {_plural(len(changes), 'change')}", file=stdout)
-    for line in changes:
-        print(f"  {line}", file=stdout)
+def _sweep(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .reporters import SWEEP_FORMATS, sweep_doc
+    from .sweep import SweepError, parse_dimension, run_sweep
+
+    ruleset = _load(args.ruleset, command_line)
+    procedure = _procedure(ruleset, args.procedure, command_line)
+    if not args.over:
+        raise command_line.error(command_line.find(args.procedure), "sweep needs at least one --over NAME=A..B (or NAME=V1,V2,...)")
+    dimensions, where = [], []
+    for text in args.over:
+        index = command_line.find(text, "--over")
+        try:
+            dimensions.append(parse_dimension(ruleset, args.procedure, text))
+        except SweepError as error:
+            raise command_line.error(index, f"--over: {error.message}", _offset(command_line, index, text) + error.offset) from None
+        where.append(index)
+    seen: dict[str, int | None] = {}
+    for dimension, index in zip(dimensions, where):
+        if dimension.name in seen:
+            raise command_line.error(index, f"--over: {dimension.name} is swept twice", _offset(command_line, index, dimension.name))
+        seen[dimension.name] = index
+    swept = {d.target for d in dimensions if not d.path}
+    inputs = _gather_inputs(procedure, args, command_line, provided=swept)
+    choices = _gather_choices(procedure, args, command_line, ruleset)
+    for dimension, index in zip(dimensions, where):
+        if dimension.is_choice and dimension.target in choices:
+            raise command_line.error(index, f"--over: the choice {dimension.target} is fixed by --choose: sweep it or fix it, not both")
+    by = _parse_by(args.by, procedure, command_line) or ("outcome",)
+    digits = _parse_digits(args.digits, command_line)
+    try:
+        result = run_sweep(ruleset, args.procedure, dimensions, inputs, choices=choices, by=by, limits=_limits(args, command_line))
+    except SweepError as error:
+        index = next((i for d, i in zip(dimensions, where) if error.message.startswith(d.name)), where[0])
+        raise command_line.error(index, f"--over: {error.message}") from None
+    document = sweep_doc(result, digits)
+    output = _output_format(args)
+    if output == "json":
+        _print_json(document, stdout)
+    else:
+        print(SWEEP_FORMATS[output](document, digits), file=stdout)
+    return 0
+
+
+def _aid(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .aid import player_aid
+
+    ruleset = _load(args.ruleset, command_line)
+    page, summary = player_aid(ruleset, limits=_limits(args, command_line))
+    if args.output:
+        path = Path(args.output)
+        try:
+            path.write_text(page, encoding="utf-8")
+        except OSError as error:
+            raise command_line.error(command_line.find(args.output), f"cannot write {_shorten(args.output)}: {error.strerror or error}") from None
+        summary = {"output": str(path), "bytes": len(page.encode("utf-8")), **summary}
+        if args.json:
+            _print_json(summary, stdout)
+        else:
+            print(f"wrote {path}: {_plural(summary['tables'], 'table')}, {_plural(summary['heat_maps'], 'heat map')}", file=stdout)
+    elif args.json:
+        _print_json({"output": None, "html": page, **summary}, stdout)
+    else:
+        stdout.write(page)
+    return 0
+
+
+def _schema(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .resources import data_dir
+
+    # The files themselves, byte for byte: what an editor would read from the package.
+    name = "fragment.schema.json" if args.fragment else "ruleset.schema.json"
+    text = (data_dir("schemas") / name).read_text(encoding="utf-8")
+    stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _parse_by(text: str | None, procedure, command_line: CommandLine) -> tuple[str, ...] | None:
+    """--by FIELD,…: the outcome's name (``outcome``) or fields its outcomes carry."""
+    if text is None:
+        return None
+    index = command_line.find(text, "--by")
+    base = _offset(command_line, index, text)
+    outcome_type = getattr(procedure, "outcome_type", None)
+    known = ["outcome"] + [name for name, _ in getattr(outcome_type, "fields", ())]
+    names, position = [], 0
+    for part in text.split(","):
+        name = part.strip()
+        if name not in known:
+            raise command_line.error(
+                index, f"--by: outcomes of '{procedure.name}' have no field {_shorten(name)!r} (fields: {', '.join(known)})",
+                base + position + len(part) - len(part.lstrip()),
+            )
+        if name in names:
+            raise command_line.error(index, f"--by: {name} is named twice", base + position)
+        names.append(name)
+        position += len(part) + 1
+    return tuple(names)
+
+
+MAX_DIGIT_PLACES = 15
+
+
+def _parse_digits(text: str | None, command_line: CommandLine) -> int | None:
+    if text is None:
+        return None
+    digits = _parse_count(text, "--digits", command_line, low=0)
+    if digits > MAX_DIGIT_PLACES:
+        index = command_line.find(text, "--digits")
+        raise command_line.error(index, f"--digits: at most {MAX_DIGIT_PLACES} places (a float holds no more)", _offset(command_line, index, text))
+    return digits
 
 
 # Whole numbers on the command line: no more digits than a 64-bit number has.
@@ -513,7 +738,7 @@ def _split_assignment(text: str, flag: str, command_line: CommandLine) -> tuple[
     return name.strip(), value, index
 
 
-def _gather_inputs(procedure, args, command_line: CommandLine) -> dict[str, Any]:
+def _gather_inputs(procedure, args, command_line: CommandLine, provided: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
     from .inputs import CoercionError, coerce, parse_command_line_value
     from .values import BoolType, IntType, StrType
 
@@ -538,7 +763,7 @@ def _gather_inputs(procedure, args, command_line: CommandLine) -> dict[str, Any]
         except CoercionError as error:
             inner = loaded.mark(error.path).column - 1 if loaded is not None else 0
             raise command_line.error(index, f"--set {name}: {error.message}", value_offset + inner) from None
-    missing = [spec for spec in procedure.inputs if spec.required and spec.name not in inputs]
+    missing = [spec for spec in procedure.inputs if spec.required and spec.name not in inputs and spec.name not in provided]
     if missing:
         index = command_line.find(args.procedure)
         raise UsageError([

@@ -21,86 +21,131 @@ from .checker import compile_ruleset
 from .errors import DiagnosticList
 from .inputs import CoercionError, parse_command_line_value
 from .ruleset import Constant, ModifierEntry, Ruleset, frozen_mapping
-from .values import OutcomeValue, show, type_of_value
+from .results import condition_text, input_doc
+from .values import OutcomeValue, show, to_plain, type_of_value
 
 
-def data_changes(base: Ruleset, variant: Ruleset) -> list[str]:
-    """One line per difference, in the order a modder reads a ruleset."""
-    lines: list[str] = []
-    _compare_names(lines, "constant", base.constants, variant.constants)
-    for name in base.constants.keys() & variant.constants.keys():
+@dataclass(frozen=True)
+class Change:
+    """One difference: ``kind`` (added, removed, changed), where (``path``, as keys in the YAML), before and after.
+
+    ``old`` and ``new`` are plain data (null where the element does not exist);
+    ``text`` is the line ``wartable diff`` prints.
+    """
+
+    kind: str
+    path: tuple[str, ...]
+    old: Any
+    new: Any
+    text: str
+
+    def to_plain(self) -> dict:
+        return {"kind": self.kind, "path": list(self.path), "old": self.old, "new": self.new, "text": self.text}
+
+
+def changes(base: Ruleset, variant: Ruleset) -> list[Change]:
+    """Every difference in the data, in the order a modder reads a ruleset."""
+    found: list[Change] = []
+    _compare_names(found, "constant", "constants", base.constants, variant.constants, lambda c: to_plain(c.value))
+    for name in [n for n in base.constants if n in variant.constants]:
         before, after = base.constants[name].value, variant.constants[name].value
         if before != after:
-            lines.append(f"constant {name}: {show(before)} -> {show(after)}")
-    _compare_names(lines, "table", base.tables, variant.tables)
+            found.append(Change("changed", ("constants", name), to_plain(before), to_plain(after), f"constant {name}: {show(before)} -> {show(after)}"))
+    _compare_names(found, "table", "tables", base.tables, variant.tables, lambda t: t.title)
     for name in [n for n in base.tables if n in variant.tables]:
-        lines.extend(_table_changes(base.tables[name], variant.tables[name]))
-    _compare_names(lines, "modifier list", base.modifiers, variant.modifiers)
+        found.extend(_table_changes(base.tables[name], variant.tables[name]))
+    _compare_names(found, "modifier list", "modifiers", base.modifiers, variant.modifiers, lambda m: m.title)
     for name in [n for n in base.modifiers if n in variant.modifiers]:
         before = {e.name: e for e in base.modifiers[name].entries}
         after = {e.name: e for e in variant.modifiers[name].entries}
-        for entry in before.keys() - after.keys():
-            lines.append(f"modifier {name}.{entry}: removed ({before[entry].label})")
+        path = ("modifiers", name, "entries")
+        for entry in [e for e in before if e not in after]:
+            found.append(Change("removed", path + (entry,), _entry(before[entry]), None, f"modifier {name}.{entry}: removed ({before[entry].label})"))
         for entry in [e for e in after if e not in before]:
-            lines.append(f"modifier {name}.{entry}: added {after[entry].value:+d} ({after[entry].label})")
+            new = after[entry]
+            found.append(Change("added", path + (entry,), None, _entry(new), f"modifier {name}.{entry}: added {new.value:+d} ({new.label})"))
         for entry in [e for e in before if e in after]:
             old, new = before[entry], after[entry]
             if old.value != new.value:
-                lines.append(f"modifier {name}.{entry}: {old.value:+d} -> {new.value:+d} ({new.label})")
+                found.append(Change("changed", path + (entry, "value"), old.value, new.value, f"modifier {name}.{entry}: {old.value:+d} -> {new.value:+d} ({new.label})"))
             if _expr_text(old) != _expr_text(new):
-                lines.append(f"modifier {name}.{entry}: condition changed")
-    _compare_names(lines, "procedure", base.procedures, variant.procedures)
+                found.append(Change("changed", path + (entry, "when"), condition_text(old), condition_text(new), f"modifier {name}.{entry}: condition changed"))
+    _compare_names(found, "procedure", "procedures", base.procedures, variant.procedures, lambda p: p.title)
     for name in [n for n in base.procedures if n in variant.procedures]:
         old, new = base.procedures[name], variant.procedures[name]
         if old.text.strip() != new.text.strip():
-            lines.append(f"procedure {name}: body changed")
+            found.append(Change("changed", ("procedures", name, "body"), old.text, new.text, f"procedure {name}: body changed"))
         old_inputs = {s.name: s for s in old.inputs}
         new_inputs = {s.name: s for s in new.inputs}
         for input_name in sorted(old_inputs.keys() | new_inputs.keys()):
             a, b = old_inputs.get(input_name), new_inputs.get(input_name)
             if a is None or b is None or a.type != b.type or a.default != b.default:
-                lines.append(f"procedure {name}: input {input_name} changed")
+                kind = "added" if a is None else ("removed" if b is None else "changed")
+                found.append(Change(
+                    kind, ("procedures", name, "inputs", input_name), input_doc(a) if a else None, input_doc(b) if b else None,
+                    f"procedure {name}: input {input_name} changed",
+                ))
     old_examples = [e.name for e in base.examples]
     new_examples = [e.name for e in variant.examples]
     for example in new_examples:
         if example not in old_examples:
-            lines.append(f"example added: {example}")
+            found.append(Change("added", ("examples", example), None, example, f"example added: {example}"))
     for example in old_examples:
         if example not in new_examples:
-            lines.append(f"example removed: {example}")
-    return lines
+            found.append(Change("removed", ("examples", example), example, None, f"example removed: {example}"))
+    return found
 
 
-def _compare_names(lines: list[str], kind: str, before: Mapping, after: Mapping) -> None:
+def data_changes(base: Ruleset, variant: Ruleset) -> list[str]:
+    """One line per difference (the ``text`` of each :class:`Change`)."""
+    return [change.text for change in changes(base, variant)]
+
+
+def _entry(entry: ModifierEntry) -> dict:
+    return {"label": entry.label, "value": entry.value, "when": condition_text(entry), "rule": entry.rule}
+
+
+def _compare_names(found: list[Change], kind: str, section: str, before: Mapping, after: Mapping, summary) -> None:
     for name in before:
         if name not in after:
-            lines.append(f"{kind} {name}: removed")
+            found.append(Change("removed", (section, name), summary(before[name]), None, f"{kind} {name}: removed"))
     for name in after:
         if name not in before:
-            lines.append(f"{kind} {name}: added")
+            found.append(Change("added", (section, name), None, summary(after[name]), f"{kind} {name}: added"))
 
 
-def _table_changes(old, new) -> list[str]:
-    lines = []
+def _table_changes(old, new) -> list[Change]:
+    found = []
+    path = ("tables", old.name)
     if old.title != new.title:
-        lines.append(f"table {old.name}: title {old.title!r} -> {new.title!r}")
+        found.append(Change("changed", path + ("title",), old.title, new.title, f"table {old.name}: title {old.title!r} -> {new.title!r}"))
     old_columns = old.columns.labels() if old.columns else [""]
     new_columns = new.columns.labels() if new.columns else [""]
     if old_columns != new_columns:
-        lines.append(f"table {old.name}: columns {', '.join(old_columns)} -> {', '.join(new_columns)}")
+        found.append(Change(
+            "changed", path + ("columns",), old_columns if old.columns else None, new_columns if new.columns else None,
+            f"table {old.name}: columns {', '.join(old_columns)} -> {', '.join(new_columns)}",
+        ))
+    old_rows = dict(zip(old.rows.labels(), old.printed))
+    new_rows = dict(zip(new.rows.labels(), new.printed))
     old_cells = {(h.label, c): text for h, row in zip(old.rows.headings, old.printed) for c, text in zip(old_columns, row)}
     new_cells = {(h.label, c): text for h, row in zip(new.rows.headings, new.printed) for c, text in zip(new_columns, row)}
     for row in [h.label for h in old.rows.headings if h.label not in new.rows.labels()]:
-        lines.append(f"table {old.name}: row {row} removed")
+        found.append(Change("removed", path + ("cells", row), list(old_rows[row]), None, f"table {old.name}: row {row} removed"))
     for row in [h.label for h in new.rows.headings if h.label not in old.rows.labels()]:
-        lines.append(f"table {old.name}: row {row} added")
+        found.append(Change("added", path + ("cells", row), None, list(new_rows[row]), f"table {old.name}: row {row} added"))
     for key, text in new_cells.items():
         if key in old_cells and old_cells[key] != text:
             where = f"[{key[0]}, {key[1]}]" if new.columns else f"[{key[0]}]"
-            lines.append(f"table {old.name}{where}: {old_cells[key]} -> {text}")
+            cell_path = path + ("cells", key[0]) + ((key[1],) if new.columns else ())
+            found.append(Change("changed", cell_path, old_cells[key], text, f"table {old.name}{where}: {old_cells[key]} -> {text}"))
     if old.rows.edge != new.rows.edge or (old.columns and new.columns and old.columns.edge != new.columns.edge):
-        lines.append(f"table {old.name}: edge behaviour changed")
-    return lines
+        found.append(Change("changed", path + ("edges",), _edges(old), _edges(new), f"table {old.name}: edge behaviour changed"))
+    return found
+
+
+def _edges(table) -> dict:
+    return {"rows": table.rows.edge, "columns": table.columns.edge if table.columns else None}
 
 
 def _expr_text(entry: ModifierEntry) -> str:

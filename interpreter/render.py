@@ -1,15 +1,22 @@
-"""Text output for people: tables as printed, traces, distributions, listings."""
+"""The text reporter: results (see ``results``) formatted for people.
+
+Every ``text_*`` function takes the plain-data document a command produced
+(the same one ``--json`` prints); the ``render_*`` functions are shortcuts
+that build the document from a model or API object first.
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any, Sequence
 
+from . import results
 from .api import Distribution, Resolution, Sample
-from .ruleset import MISSING, ModifierList, Ruleset
+from .ruleset import ModifierList, Ruleset
 from .tables import Table
-from .values import IntType, RecordType, show
 
 BAR_WIDTH = 40
+ABSENT = "-"
 
 
 def _align(rows: list[list[str]]) -> list[str]:
@@ -17,171 +24,343 @@ def _align(rows: list[list[str]]) -> list[str]:
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
 
 
-def render_table(table: Table, *, provenance: bool = False) -> str:
-    lines = [table.title]
-    if table.example:
+def show_plain(value: Any) -> str:
+    """A JSON-ready value as a player would write it (as ``values.show`` does for live values)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return ABSENT
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[" + ", ".join(show_plain(item) for item in value) + "]"
+    if isinstance(value, dict):
+        if set(value) == {"name", "fields"} and isinstance(value["fields"], dict):
+            return show_outcome(value)
+        code = value.get("code")
+        if isinstance(code, str) and code:
+            return code
+        return "{" + ", ".join(f"{k}: {show_plain(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def show_outcome(outcome: dict) -> str:
+    inner = ", ".join(f"{k} = {show_plain(v)}" for k, v in outcome["fields"].items())
+    return f"{outcome['name']}({inner})" if inner else outcome["name"]
+
+
+def describe_type(doc: dict) -> str:
+    kind = doc["type"]
+    if kind == "enum":
+        return "enum(" + ", ".join(doc["values"]) + ")"
+    if kind == "list":
+        return f"list of {describe_type(doc['of'])}"
+    if kind == "record":
+        return doc["name"]
+    if kind == "ratio":
+        return "odds ratio"
+    return kind
+
+
+def _short_fraction(text: str) -> str:
+    """``"3/1"`` -> ``"3"``: whole numbers without a denominator, for people."""
+    return text[:-2] if text.endswith("/1") else text
+
+
+def _inputs_line(inputs: dict) -> str:
+    return "inputs: " + ", ".join(f"{k} = {show_plain(v)}" for k, v in inputs.items())
+
+
+# ---- tables, modifier lists, listings ----------------------------------------------------------
+
+
+def text_table(doc: dict) -> str:
+    lines = [doc["title"]]
+    if doc["example"]:
         lines.append("(ILLUSTRATIVE EXAMPLE: the source does not give this table)")
-    lines.append(f"rule: {table.rule}")
-    if table.columns is not None:
-        header = [table.rows.name] + table.columns.labels()
-        lines.append(f"columns: {table.columns.name}")
+    lines.append(f"rule: {doc['rule']}")
+    columns = doc["columns"]
+    if columns is not None:
+        header = [doc["rows"]["name"]] + columns["headings"]
+        lines.append(f"columns: {columns['name']}")
     else:
-        header = [table.rows.name, "Result"]
-    body = [[heading.label] + list(printed) for heading, printed in zip(table.rows.headings, table.printed)]
-    if provenance:
+        header = [doc["rows"]["name"], "Result"]
+    body = [[heading] + list(printed) for heading, printed in zip(doc["rows"]["headings"], doc["cells"])]
+    if "provenance" in doc:
         header = header + ["from"]
-        for row, origins in zip(body, table.provenance):
+        for row, origins in zip(body, doc["provenance"]):
             row.append(", ".join(dict.fromkeys(origins)))
     lines.append("")
     aligned = _align([header] + body)
     lines.append(aligned[0])
     lines.append("-" * len(aligned[0]))
     lines.extend(aligned[1:])
-    edges = f"rows {table.rows.edge}" + (f", columns {table.columns.edge}" if table.columns else "")
+    edges = f"rows {doc['rows']['edge']}" + (f", columns {columns['edge']}" if columns else "")
     lines.append("")
     lines.append(f"off the edge: {edges}")
-    if table.result_fields:
-        lines.append("cells are records: code, " + ", ".join(name for name, _ in table.result_fields))
+    if doc["fields"]:
+        lines.append("cells are records: code, " + ", ".join(doc["fields"]))
+    return "\n".join(lines)
+
+
+def render_table(table: Table, *, provenance: bool = False) -> str:
+    return text_table(results.table_doc(table, provenance=provenance))
+
+
+def text_modifiers(doc: dict) -> str:
+    kind = "column shifts, cumulative" if doc["modifier_kind"] == "column_shift" else "die-roll modifiers"
+    title = doc["title"]
+    heading = title if kind.split(",")[0].lower() in title.lower() else f"{title}  ({kind})"
+    lines = [heading, f"rule: {doc['rule']}", ""]
+    lines.extend(_align([[e["shown"], e["label"], f"[{e['name']}]"] for e in doc["entries"]]))
     return "\n".join(lines)
 
 
 def render_modifiers(modifiers: ModifierList) -> str:
-    kind = "column shifts, cumulative" if modifiers.kind == "column_shift" else "die-roll modifiers"
-    heading = modifiers.title if kind.split(",")[0].lower() in modifiers.title.lower() else f"{modifiers.title}  ({kind})"
-    lines = [heading, f"rule: {modifiers.rule}", ""]
-    rows = []
-    for entry in modifiers.entries:
-        if modifiers.kind == "column_shift":
-            amount = f"{abs(entry.value)}{'R' if entry.value > 0 else 'L'}"
-        else:
-            amount = f"{entry.value:+d}"
-        rows.append([amount, entry.label, f"[{entry.name}]"])
-    lines.extend(_align(rows))
+    return text_modifiers(results.modifiers_doc(modifiers))
+
+
+def text_procedure(doc: dict) -> str:
+    return f"{doc['title']}\nrule: {doc['rule']}\n\n{doc['body']}"
+
+
+def text_listing(doc: dict) -> str:
+    lines = [f"{doc['title']} ({doc['ruleset']} {doc['version']})", f"source: {doc['source']}", ""]
+    if doc["tables"]:
+        lines.append("tables:")
+        for t in doc["tables"]:
+            size = f"{t['rows']} rows" + (f" x {t['columns']} columns" if t["columns"] is not None else "")
+            mark = "  [example]" if t["example"] else ""
+            lines.append(f"  {t['name']:<28} {t['title']} ({size}){mark}")
+        lines.append("")
+    if doc["modifiers"]:
+        lines.append("modifier lists:")
+        for m in doc["modifiers"]:
+            lines.append(f"  {m['name']:<28} {m['kind']}, {m['entries']} entries: {m['title']}")
+        lines.append("")
+    if doc["types"]:
+        lines.append("types:")
+        for declared in doc["types"]:
+            if declared["kind"] == "record":
+                parts = [
+                    f"{f['name']}: {describe_type(f)}" + (f" = {show_plain(f['default'])}" if "default" in f else "")
+                    for f in declared["fields"]
+                ]
+                lines.append(f"  {declared['name']:<28} {{{', '.join(parts)}}}")
+            else:
+                lines.append(f"  {declared['name']:<28} {describe_type(declared)}")
+        lines.append("")
+    if doc["constants"]:
+        lines.append("constants:")
+        for constant in doc["constants"]:
+            lines.append(f"  {constant['name']:<28} {show_plain(constant['value'])}")
+        lines.append("")
+    lines.append("procedures:")
+    for procedure in doc["procedures"]:
+        lines.append(f"  {procedure['name']}: {procedure['title']}")
+        for spec in procedure["inputs"]:
+            type_text = describe_type(spec)
+            if spec["type"] == "int" and ("min" in spec or "max" in spec):
+                type_text += f" {spec.get('min', '')}..{spec.get('max', '')}"
+            default = "required" if spec["required"] else f"default {show_plain(spec['default'])}"
+            lines.append(f"    --set {spec['name']}=...  {type_text}, {default}")
+        for choice in procedure["choices"]:
+            lines.append(f"    --choose {choice['name']}={'|'.join(choice['options'])}  (default {choice['default']})")
+        lines.append(f"    outcomes: {', '.join(procedure['outcomes'])}")
     return "\n".join(lines)
 
 
 def render_listing(ruleset: Ruleset) -> str:
-    lines = [f"{ruleset.title} ({ruleset.name} {ruleset.version})", f"source: {ruleset.source}", ""]
-    if ruleset.tables:
-        lines.append("tables:")
-        for name, table in ruleset.tables.items():
-            size = f"{len(table.rows.headings)} rows" + (f" x {len(table.columns.headings)} columns" if table.columns else "")
-            mark = "  [example]" if table.example else ""
-            lines.append(f"  {name:<28} {table.title} ({size}){mark}")
-        lines.append("")
-    if ruleset.modifiers:
-        lines.append("modifier lists:")
-        for name, modifiers in ruleset.modifiers.items():
-            lines.append(f"  {name:<28} {modifiers.kind}, {len(modifiers.entries)} entries: {modifiers.title}")
-        lines.append("")
-    if ruleset.types:
-        lines.append("types:")
-        for name, declared in ruleset.types.items():
-            if isinstance(declared, RecordType):
-                defaults = dict(declared.defaults)
-                parts = [
-                    f"{field}: {field_type.describe()}" + (f" = {show(defaults[field])}" if field in defaults else "")
-                    for field, field_type in declared.fields
-                ]
-                lines.append(f"  {name:<28} {{{', '.join(parts)}}}")
-            else:
-                lines.append(f"  {name:<28} {declared.describe()}")
-        lines.append("")
-    if ruleset.constants:
-        lines.append("constants:")
-        for name, constant in ruleset.constants.items():
-            lines.append(f"  {name:<28} {show(constant.value)}")
-        lines.append("")
-    lines.append("procedures:")
-    for name, procedure in ruleset.compiled.items():
-        lines.append(f"  {name}: {procedure.title}")
-        for spec in procedure.inputs:
-            type_text = spec.type.describe()
-            if isinstance(spec.type, IntType) and (spec.type.low is not None or spec.type.high is not None):
-                low = "" if spec.type.low is None else str(spec.type.low)
-                high = "" if spec.type.high is None else str(spec.type.high)
-                type_text += f" {low}..{high}"
-            default = "required" if spec.default is MISSING else f"default {show(spec.default)}"
-            lines.append(f"    --set {spec.name}=...  {type_text}, {default}")
-        for choice in procedure.choices:
-            lines.append(f"    --choose {choice.name}={'|'.join(choice.options)}  (default {choice.default})")
-        lines.append(f"    outcomes: {', '.join(procedure.outcome_names)}")
-    return "\n".join(lines)
+    return text_listing(results.listing(ruleset))
+
+
+# ---- check and test ----------------------------------------------------------------------------
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def text_check_entry(entry: dict) -> str:
+    """``ok   NAME: counts (path)`` for a ruleset that passed; the FAIL line for one that did not."""
+    if entry["ok"]:
+        c = entry["counts"]
+        counts = ", ".join(
+            _plural(c[key], word)
+            for key, word in (("tables", "table"), ("modifier_lists", "modifier list"), ("procedures", "procedure"), ("examples", "example"))
+        )
+        return f"ok   {entry['ruleset']}: {counts} ({entry['path']})"
+    return f"FAIL {entry['given']}: {_plural(len(entry['diagnostics']), 'error')}"
+
+
+def text_diagnostic(d: dict) -> str:
+    head = f"{d['file']}:{d['line']}:{d['column']}: {d['message']}"
+    if not d.get("line_text"):
+        return head
+    shown = d["line_text"].replace("\t", " ")
+    return f"{head}\n    {shown}\n    {' ' * max(d['column'] - 1, 0)}^"
+
+
+def text_example(entry: dict) -> str:
+    status = "ok  " if entry["passed"] else "FAIL"
+    return f"{status} {entry['ruleset']}: {entry['name']} ({entry['file']}:{entry['line']})"
+
+
+def text_test_summary(doc: dict) -> str:
+    return f"{doc['passed']} passed, {doc['failed']} failed"
+
+
+# ---- resolutions, distributions, samples ---------------------------------------------------------
 
 
 TRACE_KINDS_SHORT = {"roll", "lookup", "modifier", "shift", "clamp", "note", "call", "outcome"}
 
 
-def render_resolution(resolution: Resolution, *, full_trace: bool, provenance: bool = False) -> str:
-    source = f"seed {resolution.seed}" if resolution.seed is not None else "scripted dice"
-    lines = [f"{resolution.ruleset} {resolution.procedure} ({source})"]
-    if resolution.inputs:
-        lines.append("inputs: " + ", ".join(f"{k} = {show(v)}" for k, v in resolution.inputs.items()))
-    for event in resolution.trace:
-        if event.kind == "outcome" and not full_trace:
+def trace_line(event: dict) -> str:
+    """One step, from its structured fields where they say everything, else from its message."""
+    if event["kind"] == "roll" and {"dice", "faces", "total"} <= set(event):
+        faces = event["faces"]
+        shown = " + ".join(map(str, faces)) + (f" = {event['total']}" if len(faces) > 1 else "")
+        return f"roll {event['dice']}: {shown}"
+    return event["message"]
+
+
+def text_resolution(doc: dict, *, full_trace: bool, provenance: bool = False) -> str:
+    source = f"seed {doc['seed']}" if doc["seed"] is not None else "scripted dice"
+    lines = [f"{doc['ruleset']} {doc['procedure']} ({source})"]
+    if doc["inputs"]:
+        lines.append(_inputs_line(doc["inputs"]))
+    for event in doc["trace"]:
+        if not full_trace and (event["kind"] == "outcome" or event["kind"] not in TRACE_KINDS_SHORT):
             continue
-        if not full_trace and event.kind not in TRACE_KINDS_SHORT:
-            continue
-        indent = "  " * (event.depth + 1)
-        lines.append(f"{indent}{event.message}")
-        value_from = dict(event.data).get("value_from")
-        if provenance and value_from:
-            lines.append(f"{indent}    value from {value_from}")
-        if full_trace and (event.rule or event.where):
-            cite = f"rule: {event.rule}" if event.rule else ""
-            where = f"[{event.where}]" if event.where else ""
+        indent = "  " * (event["depth"] + 1)
+        lines.append(f"{indent}{trace_line(event)}")
+        if provenance and event.get("value_from"):
+            lines.append(f"{indent}    value from {event['value_from']}")
+        if full_trace and (event["rule"] or event["where"]):
+            cite = f"rule: {event['rule']}" if event["rule"] else ""
+            where = f"[{event['where']}]" if event["where"] else ""
             lines.append(f"{indent}    {cite} {where}".rstrip())
-    lines.append(f"outcome: {show(resolution.outcome)}")
-    if resolution.dice:
-        lines.append("dice: " + ",".join(map(str, resolution.dice)) + (f"  (replay: --seed {resolution.seed})" if resolution.seed is not None else ""))
+    lines.append(f"outcome: {show_plain(doc['outcome'])}")
+    if doc["dice"]:
+        lines.append("dice: " + ",".join(map(str, doc["dice"])) + (f"  (replay: --seed {doc['seed']})" if doc["seed"] is not None else ""))
     return "\n".join(lines)
 
 
-def render_distribution(distribution: Distribution) -> str:
-    lines = [f"{distribution.ruleset} {distribution.procedure}: exact odds"]
-    if distribution.inputs:
-        lines.append("inputs: " + ", ".join(f"{k} = {show(v)}" for k, v in distribution.inputs.items()))
+def render_resolution(resolution: Resolution, *, full_trace: bool, provenance: bool = False) -> str:
+    return text_resolution(results.resolution(resolution), full_trace=full_trace, provenance=provenance)
+
+
+def _probability_cells(exact: str, p: float, digits: int | None) -> list[str]:
+    """The fraction, the percentage and a bar; with ``digits``, the decimal alone."""
+    if digits is not None:
+        return [f"{p:.{digits}f}", "#" * round(p * BAR_WIDTH)]
+    return [_short_fraction(exact), f"{p * 100:8.4f}%", "#" * round(p * BAR_WIDTH)]
+
+
+def _key_text(values: dict) -> str:
+    return ", ".join(f"{k} = {show_plain(v)}" if k != "outcome" else show_plain(v) for k, v in values.items())
+
+
+def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]:
+    if not means:
+        return []
     rows = []
-    for outcome, p in distribution.outcomes:
-        bar = "#" * round(float(p) * BAR_WIDTH)
-        rows.append([show(outcome), _fraction(p), f"{float(p) * 100:8.4f}%", bar])
+    for name, mean in means.items():
+        if digits is None and "mean" in mean:
+            shown = [_short_fraction(mean["mean"]), f"({mean['value']:.4f})"]
+        else:
+            shown = [f"{mean['value']:.{digits if digits is not None else 4}f}"]
+            if "standard_error" in mean:
+                error = mean["standard_error"]
+                shown.append("± " + ("n/a" if error is None else f"{error:.{digits if digits is not None else 4}f}"))
+        probability = mean["probability"]
+        exact = isinstance(probability, str)
+        if (exact and probability != "1/1") or (not exact and probability < 1):
+            shown.append(f"(when present: {_short_fraction(probability) if exact else f'{probability * 100:.2f}%'})")
+        rows.append([f"mean {name}"] + shown)
+    return ["means:"] + [indent + line for line in _align(rows)]
+
+
+def text_distribution(doc: dict, *, digits: int | None = None) -> str:
+    lines = [f"{doc['ruleset']} {doc['procedure']}: exact odds"]
+    if doc["inputs"]:
+        lines.append(_inputs_line(doc["inputs"]))
+    if "marginal" in doc:
+        lines.append("by " + ", ".join(doc["by"]) + ":")
+        rows = [[_key_text(m["values"])] + _probability_cells(m["probability"], m["p"], digits) for m in doc["marginal"]]
+    else:
+        rows = [
+            [show_outcome(o)] + _probability_cells(o["probability"], o["p"], digits)
+            for o in doc["outcomes"]
+        ]
     if rows:
         lines.extend("  " + line for line in _align(rows))
-    if distribution.truncated:
-        lines.append(f"  truncated (not explored): {_fraction(distribution.truncated)} = {float(distribution.truncated):.3g}")
+    truncated = Fraction(doc["truncated"])
+    if truncated:
+        lines.append(f"  truncated (not explored): {_short_fraction(doc['truncated'])} = {float(truncated):.3g}")
+    lines.extend(text_means(doc.get("means", {}), digits))
     return "\n".join(lines)
 
 
-def _fraction(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+def render_distribution(distribution: Distribution, *, by: Sequence[str] | None = None, digits: int | None = None) -> str:
+    return text_distribution(results.distribution(distribution, by=by), digits=digits)
 
 
-def render_sample(sample: Sample) -> str:
-    lines = [f"{sample.ruleset} {sample.procedure}: {sample.trials} trials (seed {sample.seed})"]
-    if sample.inputs:
-        lines.append("inputs: " + ", ".join(f"{k} = {show(v)}" for k, v in sample.inputs.items()))
+def text_sample(doc: dict, *, digits: int | None = None) -> str:
+    lines = [f"{doc['ruleset']} {doc['procedure']}: {doc['trials']} trials (seed {doc['seed']})"]
+    if doc["inputs"]:
+        lines.append(_inputs_line(doc["inputs"]))
+    places = digits if digits is not None else 4
+    entries = doc["marginal"] if "marginal" in doc else doc["outcomes"]
+    if "marginal" in doc:
+        lines.append("by " + ", ".join(doc["by"]) + ":")
     rows = []
-    for outcome, count in sample.counts:
-        share = count / sample.trials
-        rows.append([show(outcome), str(count), f"{share * 100:8.4f}%", "#" * round(share * BAR_WIDTH)])
+    for entry in entries:
+        label = _key_text(entry["values"]) if "values" in entry else show_outcome(entry)
+        share = entry["p"]
+        if digits is not None:
+            cells = [f"{share:.{places}f}", f"± {entry['standard_error']:.{places}f}"]
+        else:
+            cells = [f"{share * 100:8.4f}%", f"± {entry['standard_error'] * 100:.4f}"]
+        rows.append([label, str(entry["count"])] + cells + ["#" * round(share * BAR_WIDTH)])
     if rows:
         lines.extend("  " + line for line in _align(rows))
+    lines.extend(text_means(doc.get("means", {}), digits))
+    return "\n".join(lines)
+
+
+def render_sample(sample: Sample, *, by: Sequence[str] | None = None, digits: int | None = None) -> str:
+    return text_sample(results.sample(sample, by=by), digits=digits)
+
+
+# ---- differences ------------------------------------------------------------------------------
+
+
+def text_odds_changes(doc: dict) -> str:
+    base_label, variant_label = doc["base"], doc["variant"]
+    lines = [f"{doc['procedure']}: exact odds, {base_label} vs {variant_label}"]
+    if doc["inputs"]:
+        lines.append(_inputs_line(doc["inputs"]))
+    table = [["outcome", base_label, variant_label, "change"]]
+    for row in doc["outcomes"]:
+        before, after, change = Fraction(row["before"]), Fraction(row["after"]), Fraction(row["change"])
+        sign = "+" if change > 0 else ("-" if change < 0 else " ")
+        table.append([
+            show_outcome(row),
+            f"{_short_fraction(row['before'])} ({float(before) * 100:.2f}%)",
+            f"{_short_fraction(row['after'])} ({float(after) * 100:.2f}%)",
+            f"{sign}{_short_fraction(results.fraction(abs(change)))} ({float(change) * 100:+.2f} pts)",
+        ])
+    lines.extend("  " + line for line in _align(table))
     return "\n".join(lines)
 
 
 def render_odds_changes(rows, base_label: str, variant_label: str, before: Distribution) -> str:
-    lines = [f"{before.procedure}: exact odds, {base_label} vs {variant_label}"]
-    if before.inputs:
-        lines.append("inputs: " + ", ".join(f"{k} = {show(v)}" for k, v in before.inputs.items()))
-    table = [["outcome", base_label, variant_label, "change"]]
-    for row in rows:
-        change = row.change
-        sign = "+" if change > 0 else ("-" if change < 0 else " ")
-        table.append([
-            show(row.outcome),
-            f"{_fraction(row.before)} ({float(row.before) * 100:.2f}%)",
-            f"{_fraction(row.after)} ({float(row.after) * 100:.2f}%)",
-            f"{sign}{_fraction(abs(change))} ({float(change) * 100:+.2f} pts)",
-        ])
-    lines.extend("  " + line for line in _align(table))
-    return "\n".join(lines)
+    return text_odds_changes(results.odds_changes(rows, before, base_label, variant_label))
+
+
+def text_changes(doc: dict) -> list[str]:
+    """``BASE -> VARIANT: N changes`` and one line per change."""
+    changes = doc["changes"]
+    return [f"{doc['base']} -> {doc['variant']}: {_plural(len(changes), 'change')}"] + [f"  {c['text']}" for c in changes]

@@ -928,7 +928,11 @@ def test_diff_json():
     assert outcomes["intercepted"]["fields"] == {"automatic": False}
     assert (outcomes["intercepted"]["before"], outcomes["intercepted"]["after"], outcomes["intercepted"]["change"]) == ("1/2", "1/3", "-1/6")
     assert (outcomes["not_intercepted"]["before"], outcomes["not_intercepted"]["after"]) == ("1/2", "2/3")
-    assert document["changes"] == ETO_CHANGES
+    # diff --json lists structured changes (kind, path, old, new) with the printed line as text
+    assert [change["text"] for change in document["changes"]] == ETO_CHANGES
+    assert document["changes"][0] == {
+        "kind": "changed", "path": ["tables", "naval_interception", "cells", "7-8"], "old": "4,5,6", "new": "5,6", "text": ETO_CHANGES[0],
+    }
 
 
 def test_diff_without_a_procedure_lists_data_changes_only():
@@ -937,7 +941,9 @@ def test_diff_without_a_procedure_lists_data_changes_only():
     assert out.splitlines() == ["eto -> eto_one_more_pip: 9 changes"] + [f"  {line}" for line in ETO_CHANGES]
     code, out, _ = run_cli("diff", "eto", "eto_one_more_pip", "--json")
     assert code == 0
-    assert json.loads(out) == {"base": "eto", "variant": "eto_one_more_pip", "changes": ETO_CHANGES}
+    document = json.loads(out)
+    assert (document["base"], document["variant"]) == ("eto", "eto_one_more_pip")
+    assert [change["text"] for change in document["changes"]] == ETO_CHANGES
 
 
 def test_diff_of_a_ruleset_with_itself_has_no_changes():
@@ -956,7 +962,9 @@ def test_diff_of_tmp_variant(ws):
     code, out, _ = run_cli("diff", "base.yaml", path, "melee", "--set", "odds=0", "--json")
     assert code == 0
     document = json.loads(out)
-    assert document["changes"] == ["table combat[3-4, 0]: AR -> DR"]
+    assert document["changes"] == [
+        {"kind": "changed", "path": ["tables", "combat", "cells", "3-4", "0"], "old": "AR", "new": "DR", "text": "table combat[3-4, 0]: AR -> DR"}
+    ]
     rows = {o["fields"]["code"]: (o["before"], o["after"], o["change"]) for o in document["outcomes"]}
     # column 0 before: EX, AR, AE; after: EX, DR, AE (each row 2 faces of 6)
     assert rows == {"EX": ("1/3", "1/3", "0/1"), "AR": ("1/3", "0/1", "-1/3"), "AE": ("1/3", "1/3", "0/1"), "DR": ("0/1", "1/3", "+1/3")}

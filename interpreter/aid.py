@@ -1,0 +1,578 @@
+"""The player aid: one self-contained, printable HTML page for a ruleset.
+
+Every table as printed, every modifier list with its rules, every procedure
+in rulebook form, the ruleset's notes, and the odds heat maps its ``aids:``
+section declares (a procedure, the inputs to sweep, what to show).
+
+The page loads nothing: no scripts, no fonts, no images, no links off the
+page; its style sheet is inline.  Every string from the ruleset is escaped
+(rulesets come from strangers).  Heat-map colours run from white to a dark
+blue whose lightness falls with the value, so a black-and-white print keeps
+the order; every cell also prints its value as a fraction and a percentage.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+from . import results
+from .errors import Diagnostic, UsageError
+from .limits import Budget, Limits
+from .rulebook import Step, steps
+from .ruleset import Ruleset
+from .summaries import OUTCOME
+from .sweep import Dimension, SweepError, dimension_from_values, run_sweep
+from .values import to_plain
+
+# Cells in one heat map: a page a player can read, not a data dump.
+MAX_HEAT_MAP_CELLS = 600
+
+
+def e(value: Any) -> str:
+    """Every string from a ruleset goes through here (quotes too: it may sit in an attribute)."""
+    return html.escape(str(value), quote=True)
+
+
+# ---- the aids: section --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Axis:
+    dimension: Dimension
+    labels: tuple[str, ...]
+    title: str
+
+
+@dataclass(frozen=True)
+class HeatMapSpec:
+    title: str
+    procedure: str
+    description: str
+    rule: str
+    inputs: dict
+    choices: dict
+    rows: Axis
+    columns: Axis | None
+    show: str  # outcomes, probability, mean
+    outcome: str | None  # for probability
+    fields: dict  # for probability: outcome fields that must match
+    mean: str | None  # for mean
+    by: tuple[str, ...]
+
+
+def _aids(ruleset: Ruleset) -> tuple:
+    return tuple(getattr(ruleset, "aids", ()) or ())
+
+
+def _axis(ruleset: Ruleset, aid: Any, key: str, procedure: str) -> Axis:
+    spec = aid.data[key]
+    over = spec["over"]
+    if "values" in spec:
+        values = list(spec["values"])
+    elif "from" in spec and "to" in spec:
+        low, high = spec["from"], spec["to"]
+        if high < low:
+            raise _AidError(aid.where(f"{key}.to"), f"{key}: from {low} to {high} runs backwards")
+        if high - low >= MAX_HEAT_MAP_CELLS:
+            raise _AidError(aid.where(f"{key}.to"), f"{key}: more than {MAX_HEAT_MAP_CELLS} values")
+        values = list(range(low, high + 1))
+    else:
+        raise _AidError(aid.where(key), f"{key}: give values: [...] or from: and to:")
+    try:
+        dimension = dimension_from_values(ruleset, procedure, over, values)
+    except SweepError as error:
+        raise _AidError(aid.where(f"{key}.over" if "values" not in spec else f"{key}.values"), f"{key}: {error.message}") from None
+    labels = spec.get("labels")
+    if labels is not None and len(labels) != len(values):
+        raise _AidError(aid.where(f"{key}.labels"), f"{key}: {len(labels)} labels for {len(values)} values")
+    return Axis(dimension, tuple(str(label) for label in labels) if labels is not None else tuple(dimension.labels()), spec.get("title", over))
+
+
+class _AidError(Exception):
+    def __init__(self, pos: Any, message: str):
+        super().__init__(message)
+        self.diagnostic = pos.diagnostic(message)
+
+
+def heat_map_spec(ruleset: Ruleset, aid: Any) -> HeatMapSpec:
+    """An ``aids:`` entry checked against the ruleset (raises _AidError at its position)."""
+    data = aid.data
+    procedure = data["procedure"]
+    compiled = ruleset.compiled.get(procedure)
+    if compiled is None:
+        raise _AidError(aid.where("procedure"), f"no procedure '{procedure}' (procedures: {', '.join(sorted(ruleset.compiled))})")
+    rows = _axis(ruleset, aid, "rows", procedure)
+    columns = _axis(ruleset, aid, "columns", procedure) if "columns" in data else None
+    cells = len(rows.dimension.values) * (len(columns.dimension.values) if columns else 1)
+    if cells > MAX_HEAT_MAP_CELLS:
+        raise _AidError(aid.where("rows"), f"{cells} cells is more than a heat map of {MAX_HEAT_MAP_CELLS}")
+    swept = {rows.dimension.target} | ({columns.dimension.target} if columns else set())
+    inputs = dict(data.get("inputs") or {})
+    choices = dict(data.get("choices") or {})
+    for name in inputs:
+        if compiled.input(name) is None:
+            known = ", ".join(s.name for s in compiled.inputs)
+            raise _AidError(aid.where(f"inputs.{name}"), f"procedure '{procedure}' has no input '{name}' (inputs: {known})")
+    for spec in compiled.inputs:
+        if spec.required and spec.name not in inputs and spec.name not in swept:
+            raise _AidError(aid.where("inputs"), f"input '{spec.name}' is required: give it under inputs: or sweep it")
+    show = data.get("show", "outcomes")
+    outcome = mean = None
+    fields: dict = {}
+    if isinstance(show, dict) and "probability" in show:
+        outcome = show["probability"]
+        fields = dict(show.get("fields") or {})
+        if outcome not in compiled.outcome_names:
+            raise _AidError(aid.where("show.probability"), f"'{procedure}' has no outcome '{outcome}' (outcomes: {', '.join(compiled.outcome_names)})")
+        kind = "probability"
+    elif isinstance(show, dict) and "mean" in show:
+        mean = show["mean"]
+        known = [name for name, field_type in getattr(compiled.outcome_type, "fields", ()) if field_type.describe() == "int"]
+        if mean not in known:
+            raise _AidError(aid.where("show.mean"), f"outcomes of '{procedure}' have no numeric field '{mean}' (numeric fields: {', '.join(known) or 'none'})")
+        kind = "mean"
+    else:
+        kind = "outcomes"
+    by = tuple(data.get("by") or (OUTCOME,))
+    known_fields = [OUTCOME] + [name for name, _ in getattr(compiled.outcome_type, "fields", ())]
+    for index, name in enumerate(by):
+        if name not in known_fields:
+            raise _AidError(aid.where(f"by.{index}"), f"outcomes of '{procedure}' have no field '{name}' (fields: {', '.join(known_fields)})")
+    return HeatMapSpec(
+        data["title"], procedure, data.get("description", ""), data.get("rule", ""), inputs, choices, rows, columns, kind, outcome, fields, mean, by
+    )
+
+
+def aid_problems(ruleset: Ruleset) -> list[Diagnostic]:
+    """What is wrong in the ruleset's ``aids:`` (nothing is computed: only names, inputs and values are checked)."""
+    problems = []
+    for aid in _aids(ruleset):
+        try:
+            spec = heat_map_spec(ruleset, aid)
+            _check_inputs(ruleset, spec)
+        except _AidError as error:
+            problems.append(error.diagnostic)
+        except UsageError as error:
+            problems.extend(aid.where("inputs").diagnostic(d.message) for d in error.diagnostics)
+    return problems
+
+
+def _check_inputs(ruleset: Ruleset, spec: HeatMapSpec) -> None:
+    """The fixed inputs and choices, with the first value of each swept dimension, must be a valid call."""
+    from .api import prepare_inputs, procedure_of
+
+    compiled = procedure_of(ruleset, spec.procedure)
+    inputs = dict(spec.inputs)
+    choices = dict(spec.choices)
+    for axis in (spec.rows, spec.columns):
+        if axis is None:
+            continue
+        dimension = axis.dimension
+        if dimension.is_choice:
+            choices[dimension.target] = dimension.values[0]
+        elif not dimension.path:
+            inputs[dimension.target] = dimension.values[0]
+    prepare_inputs(compiled, inputs, choices)
+
+
+# ---- computing the heat maps ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HeatMap:
+    """One grid of numbers: rows x columns, each cell an exact value (or None)."""
+
+    title: str
+    subtitle: str
+    row_title: str
+    row_labels: tuple[str, ...]
+    column_title: str
+    column_labels: tuple[str, ...]
+    cells: tuple[tuple[Fraction | None, ...], ...]
+    kind: str  # probability or mean
+
+
+def heat_maps(ruleset: Ruleset, spec: HeatMapSpec, budget: Budget) -> list[HeatMap]:
+    dimensions = [spec.rows.dimension] + ([spec.columns.dimension] if spec.columns else [])
+    try:
+        sweep = run_sweep(ruleset, spec.procedure, dimensions, spec.inputs, choices=spec.choices, by=spec.by, budget=budget)
+    except SweepError as error:
+        raise UsageError(ruleset.compiled[spec.procedure].body.pos.diagnostic(f"player aid '{spec.title}': {error.message}")) from None
+    n_columns = len(spec.columns.dimension.values) if spec.columns else 1
+    grid = [sweep.cells[i:i + n_columns] for i in range(0, len(sweep.cells), n_columns)]
+    rows_title = spec.rows.title
+    if spec.show == "outcomes":
+        keys = sweep.keys()
+        labels = [results_label(dict(zip(spec.by, key))) for key in keys]
+        marginals = [[cell.distribution.marginal(spec.by).as_dict() for cell in row] for row in grid]
+        if spec.columns is None:
+            cells = tuple(tuple(m[0].get(key, Fraction(0)) for key in keys) for m in marginals)
+            return [HeatMap(spec.title, "", rows_title, spec.rows.labels, "outcome", tuple(labels), cells, "probability")]
+        return [
+            HeatMap(
+                spec.title, label, rows_title, spec.rows.labels, spec.columns.title, spec.columns.labels,
+                tuple(tuple(m.get(key, Fraction(0)) for m in row) for row in marginals), "probability",
+            )
+            for key, label in zip(keys, labels)
+        ]
+    if spec.show == "probability":
+        wanted = spec.fields
+        subtitle = "probability of " + results_label({"outcome": spec.outcome, **wanted})
+        cells = tuple(tuple(cell.distribution.probability(spec.outcome, **wanted) for cell in row) for row in grid)
+        kind = "probability"
+    else:
+        subtitle = f"mean {spec.mean}"
+        cells = tuple(tuple(_mean(cell.distribution, spec.mean) for cell in row) for row in grid)
+        kind = "mean"
+    column_title = spec.columns.title if spec.columns else ""
+    column_labels = spec.columns.labels if spec.columns else (subtitle,)
+    return [HeatMap(spec.title, subtitle, rows_title, spec.rows.labels, column_title, column_labels, cells, kind)]
+
+
+def _mean(distribution: Any, field: str) -> Fraction | None:
+    mean = distribution.means().get(field)
+    return mean.value if mean is not None else None
+
+
+def results_label(values: dict) -> str:
+    from .render import _key_text
+
+    return _key_text(values)
+
+
+# ---- HTML ------------------------------------------------------------------------------------
+
+
+STYLE = """
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { font-family: Georgia, "Times New Roman", serif; color: #111; background: #fff; margin: 2rem auto; max-width: 62rem; padding: 0 1rem; line-height: 1.35; }
+h1 { font-size: 1.9rem; margin: 0 0 .3rem; }
+h2 { font-size: 1.35rem; border-bottom: 2px solid #111; margin: 2rem 0 .8rem; padding-bottom: .15rem; }
+h3 { font-size: 1.08rem; margin: 1.4rem 0 .3rem; }
+p.meta, p.rule, p.small { color: #333; font-size: .9rem; margin: .15rem 0; }
+p.rule::before { content: "Rule: "; font-weight: bold; }
+.example { border: 1px dashed #111; padding: 0 .3rem; font-size: .8rem; font-family: sans-serif; }
+nav ol { columns: 2; font-size: .92rem; }
+table { border-collapse: collapse; margin: .4rem 0 .6rem; font-size: .9rem; }
+th, td { border: 1px solid #555; padding: .18rem .45rem; text-align: center; vertical-align: middle; }
+thead th { background: #e6e6e6; }
+th.axis { background: #f3f3f3; font-weight: normal; font-style: italic; }
+tbody th { background: #f3f3f3; }
+td.text, th.text { text-align: left; }
+code, .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .85em; }
+dl.legend { display: grid; grid-template-columns: max-content auto; gap: .1rem .7rem; font-size: .85rem; margin: .3rem 0; }
+dl.legend dt { font-weight: bold; font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+dl.legend dd { margin: 0; }
+ol.steps, ol.steps ol { padding-left: 1.6rem; margin: .2rem 0; }
+ol.steps li { margin: .12rem 0; }
+.outcome { font-weight: bold; }
+.cite { color: #444; font-size: .8rem; font-style: italic; }
+table.heat td { min-width: 4.2rem; font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .78rem; line-height: 1.15; }
+table.heat td .pct { display: block; font-size: .72rem; }
+table.heat td.empty { background: #fff; color: #777; }
+.scale { display: flex; align-items: center; gap: .3rem; font-size: .75rem; font-family: sans-serif; margin-bottom: .8rem; }
+.scale span.swatch { display: inline-block; width: 1.6rem; height: .9rem; border: 1px solid #555; }
+blockquote { margin: .2rem 0 .4rem 1rem; padding-left: .6rem; border-left: 3px solid #999; font-size: .88rem; color: #333; }
+footer { margin-top: 2.5rem; font-size: .75rem; color: #444; border-top: 1px solid #999; padding-top: .3rem; }
+@media print {
+  body { margin: 0; max-width: none; font-size: 10pt; }
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  nav { display: none; }
+  section.block, table { break-inside: avoid; page-break-inside: avoid; }
+  h2 { break-after: avoid; page-break-after: avoid; }
+}
+"""
+
+# White to dark blue; lightness falls steadily so grey printing keeps the order.
+SCALE = ((255, 255, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 48, 107))
+
+
+def colour(t: float) -> tuple[str, str]:
+    """Background and text colour for a value scaled to 0..1."""
+    t = min(max(t, 0.0), 1.0)
+    position = t * (len(SCALE) - 1)
+    index = min(int(position), len(SCALE) - 2)
+    local = position - index
+    low, high = SCALE[index], SCALE[index + 1]
+    r, g, b = (round(a + (c - a) * local) for a, c in zip(low, high))
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return f"#{r:02x}{g:02x}{b:02x}", ("#fff" if luminance < 128 else "#000")
+
+
+def _fraction_text(p: Fraction) -> str:
+    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+
+
+def _heat_cell(value: Fraction | None, kind: str, low: Fraction, high: Fraction) -> str:
+    if value is None:
+        return '<td class="empty">–</td>'
+    if kind == "probability":
+        t = float(value)
+        second = f"{float(value) * 100:.1f}%"
+    else:
+        t = float((value - low) / (high - low)) if high > low else 0.5
+        second = f"{float(value):.2f}"
+    background, foreground = colour(t)
+    first = _fraction_text(value)
+    if len(first) > 11:  # a fraction too long to read at a glance
+        first = "≈"
+    return f'<td style="background:{background};color:{foreground}" title="{e(first)}">{e(first)}<span class="pct">{e(second)}</span></td>'
+
+
+def _scale_legend(kind: str, low: Fraction, high: Fraction) -> str:
+    stops = [0, 0.25, 0.5, 0.75, 1]
+    swatches = "".join(f'<span class="swatch" style="background:{colour(t)[0]}"></span>' for t in stops)
+    if kind == "probability":
+        left, right = "0%", "100%"
+    else:
+        left, right = f"{float(low):.2f}", f"{float(high):.2f}"
+    return f'<div class="scale">{e(left)} {swatches} {e(right)}</div>'
+
+
+def render_heat_map(heat: HeatMap) -> str:
+    values = [v for row in heat.cells for v in row if v is not None]
+    low = min(values) if values else Fraction(0)
+    high = max(values) if values else Fraction(1)
+    parts = []
+    if heat.subtitle:
+        parts.append(f"<h4>{e(heat.subtitle)}</h4>")
+    parts.append('<table class="heat">')
+    span = len(heat.column_labels)
+    parts.append(f'<thead><tr><th class="axis" rowspan="2">{e(heat.row_title)}</th><th class="axis" colspan="{span}">{e(heat.column_title)}</th></tr>')
+    parts.append("<tr>" + "".join(f"<th>{e(label)}</th>" for label in heat.column_labels) + "</tr></thead><tbody>")
+    for label, row in zip(heat.row_labels, heat.cells):
+        parts.append(f"<tr><th>{e(label)}</th>" + "".join(_heat_cell(v, heat.kind, low, high) for v in row) + "</tr>")
+    parts.append("</tbody></table>")
+    parts.append(_scale_legend(heat.kind, low, high))
+    return "\n".join(parts)
+
+
+def _table_html(ruleset: Ruleset, name: str, codes: dict | None) -> str:
+    doc = results.table_doc(ruleset.tables[name])
+    parts = [f'<section class="block" id="table-{e(name)}"><h3>{e(doc["title"])}']
+    if doc["example"]:
+        parts.append(' <span class="example">illustrative example: not in the source</span>')
+    parts.append("</h3>")
+    parts.append(f'<p class="rule">{e(doc["rule"])}</p>')
+    if doc["description"]:
+        parts.append(f'<p class="small">{e(doc["description"])}</p>')
+    parts.append('<table class="crt"><thead>')
+    columns = doc["columns"]
+    if columns is not None:
+        parts.append(f'<tr><th class="axis" rowspan="2">{e(doc["rows"]["name"])}</th><th class="axis" colspan="{len(columns["headings"])}">{e(columns["name"])}</th></tr>')
+        parts.append("<tr>" + "".join(f"<th>{e(h)}</th>" for h in columns["headings"]) + "</tr>")
+    else:
+        parts.append(f'<tr><th class="axis">{e(doc["rows"]["name"])}</th><th>Result</th></tr>')
+    parts.append("</thead><tbody>")
+    for heading, cells in zip(doc["rows"]["headings"], doc["cells"]):
+        parts.append(f"<tr><th>{e(heading)}</th>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
+    parts.append("</tbody></table>")
+    if codes:
+        parts.append('<dl class="legend">' + "".join(f"<dt>{e(code)}</dt><dd>{e(meaning)}</dd>" for code, meaning in codes.items()) + "</dl>")
+    edges = f"rows {doc['rows']['edge']}" + (f", columns {columns['edge']}" if columns else "")
+    parts.append(f'<p class="small">Off the edge of the table: {e(edges)}.</p></section>')
+    return "".join(parts)
+
+
+def _modifiers_html(ruleset: Ruleset, name: str) -> str:
+    doc = results.modifiers_doc(ruleset.modifiers[name])
+    kind = "column shifts (cumulative; R is right)" if doc["modifier_kind"] == "column_shift" else "die-roll modifiers"
+    parts = [f'<section class="block" id="mod-{e(name)}"><h3>{e(doc["title"])}</h3><p class="small">{e(kind)}</p>']
+    parts.append(f'<p class="rule">{e(doc["rule"])}</p>')
+    parts.append('<table><thead><tr><th></th><th class="text">When</th><th class="text">Rule</th></tr></thead><tbody>')
+    for entry in doc["entries"]:
+        when = f'<br><code>{e(entry["when"])}</code>' if entry["when"] else ""
+        parts.append(f'<tr><th>{e(entry["shown"])}</th><td class="text">{e(entry["label"])}{when}</td><td class="text cite">{e(entry["rule"])}</td></tr>')
+    parts.append("</tbody></table></section>")
+    return "".join(parts)
+
+
+def _step_html(step: Step, ruleset: Ruleset) -> str:
+    p = step.parts
+    k = step.kind
+    if k == "roll":
+        text = f'Roll <code>{e(p["expr"])}</code>: call it <var>{e(p["name"])}</var>.'
+    elif k == "lookup":
+        table = ruleset.tables.get(p["table"])
+        title = table.title if table is not None else p["table"]
+        text = f'Look up the <a href="#table-{e(p["table"])}">{e(title)}</a> (<code>{e(p["expr"])}</code>): call it <var>{e(p["name"])}</var>.'
+    elif k == "modifiers":
+        modifiers = ruleset.modifiers.get(p["list"])
+        title = modifiers.title if modifiers is not None else p["list"]
+        what = "column shifts" if p["modifier_kind"] == "column_shift" else "modifiers"
+        text = f'Add up the {what} that apply from <a href="#mod-{e(p["list"])}">{e(title)}</a>: call it <var>{e(p["name"])}</var>.'
+    elif k == "resolve":
+        procedure = ruleset.procedures.get(p["procedure"])
+        title = procedure.title if procedure is not None else p["procedure"]
+        text = f'Resolve <a href="#proc-{e(p["procedure"])}">{e(title)}</a> (<code>{e(p["expr"])}</code>): call its result <var>{e(p["name"])}</var>.'
+    elif k == "let":
+        text = f'Let <var>{e(p["name"])}</var> be <code>{e(p["expr"])}</code>.'
+    elif k == "set":
+        text = f'Set <var>{e(p["name"])}</var> to <code>{e(p["expr"])}</code>.'
+    elif k == "if":
+        text = f'If <code>{e(p["condition"])}</code>:'
+    elif k == "elif":
+        text = f'Otherwise, if <code>{e(p["condition"])}</code>:'
+    elif k == "else":
+        text = "Otherwise:"
+    elif k == "for":
+        text = f'For each <var>{e(p["var"])}</var> in <code>{e(p["expr"])}</code>:'
+    elif k == "while":
+        text = f'While <code>{e(p["condition"])}</code> (at most <code>{e(p["limit"])}</code> rounds):'
+    elif k == "break":
+        text = "Stop repeating."
+    elif k == "outcome":
+        fields = ", ".join(f'{e(f["name"])} = <code>{e(f["expr"])}</code>' for f in p["fields"])
+        text = f'Result: <span class="outcome">{e(p["name"])}</span>' + (f" ({fields})" if fields else "") + "."
+        if p["rule"]:
+            text += f' <span class="cite">{e(p["rule"])}</span>'
+    elif k == "require":
+        text = f'The situation must satisfy <code>{e(p["condition"])}</code>: <span class="cite">{e(p["message"])}</span>'
+    elif k == "note":
+        text = f'<em>{e(p["text"])}</em>'
+    else:
+        text = "(a step this page cannot show)"
+    if step.steps:
+        text += '<ol>' + "".join(_step_html(s, ruleset) for s in step.steps) + "</ol>"
+    return f"<li>{text}</li>"
+
+
+def _procedure_html(ruleset: Ruleset, name: str) -> str:
+    doc = results.procedure_doc(ruleset, name)
+    procedure = ruleset.procedures[name]
+    parts = [f'<section class="block" id="proc-{e(name)}"><h3>{e(doc["title"])}</h3><p class="rule">{e(doc["rule"])}</p>']
+    if doc["description"]:
+        parts.append(f'<p class="small">{e(doc["description"])}</p>')
+    if doc["inputs"] or doc["choices"]:
+        parts.append('<table><thead><tr><th class="text">Input</th><th class="text">Kind</th><th class="text">Default</th><th class="text">Meaning</th></tr></thead><tbody>')
+        from .render import describe_type, show_plain
+
+        for spec in doc["inputs"]:
+            kind = describe_type(spec)
+            if spec["type"] == "int" and ("min" in spec or "max" in spec):
+                kind += f" {spec.get('min', '')}..{spec.get('max', '')}"
+            default = "required" if spec["required"] else show_plain(spec["default"])
+            parts.append(f'<tr><td class="text"><code>{e(spec["name"])}</code></td><td class="text">{e(kind)}</td><td class="text">{e(default)}</td><td class="text">{e(spec.get("description", ""))}</td></tr>')
+        for choice in doc["choices"]:
+            parts.append(
+                f'<tr><td class="text"><code>{e(choice["name"])}</code></td><td class="text">player choice: {e(" or ".join(choice["options"]))}</td>'
+                f'<td class="text">{e(choice["default"])}</td><td class="text">{e(choice["description"])}</td></tr>'
+            )
+        parts.append("</tbody></table>")
+    parts.append('<ol class="steps">' + "".join(_step_html(s, ruleset) for s in steps(procedure.body)) + "</ol></section>")
+    return "".join(parts)
+
+
+def _notes_html(ruleset: Ruleset) -> str:
+    parts = []
+    for note in ruleset.notes:
+        parts.append(f'<section class="block"><h3>{e(note.topic)}</h3><p>{e(note.text)}</p>')
+        if note.seed:
+            parts.append(f"<blockquote>{e(note.seed)}</blockquote>")
+        if note.variant:
+            parts.append(f'<p class="small">The other reading: {e(note.variant)}</p>')
+        parts.append("</section>")
+    return "".join(parts)
+
+
+def _inputs_text(spec: HeatMapSpec) -> str:
+    from .render import show_plain
+
+    parts = [f"{name} = {show_plain(to_plain(value))}" for name, value in spec.inputs.items()]
+    parts += [f"{name}: {option}" for name, option in spec.choices.items()]
+    return "; ".join(parts)
+
+
+def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[str, dict[str, str]] | None = None) -> tuple[str, dict]:
+    """The page, and a summary of what is in it (for ``aid --json``)."""
+    from .cli import version
+
+    problems = aid_problems(ruleset)
+    if problems:
+        raise UsageError(problems)
+    budget = Budget(limits or Limits())
+    codes = codes if codes is not None else table_codes(ruleset)
+    specs = [heat_map_spec(ruleset, aid) for aid in _aids(ruleset)]
+    maps = [(spec, heat_maps(ruleset, spec, budget)) for spec in specs]
+
+    body = [f"<header><h1>{e(ruleset.title)}</h1>"]
+    body.append(f'<p class="meta">{e(ruleset.source)} · version {e(ruleset.version)} · ruleset <code>{e(ruleset.name)}</code></p>')
+    if ruleset.description:
+        body.append(f"<p>{e(ruleset.description)}</p>")
+    body.append("</header>")
+    sections = [
+        ("odds", "Odds", bool(maps)),
+        ("tables", "Tables", bool(ruleset.tables)),
+        ("modifiers", "Modifiers and column shifts", bool(ruleset.modifiers)),
+        ("procedures", "Procedures", bool(ruleset.procedures)),
+        ("notes", "Readings of the rules", bool(ruleset.notes)),
+    ]
+    body.append("<nav><ol>" + "".join(f'<li><a href="#{key}">{title}</a></li>' for key, title, present in sections if present) + "</ol></nav>")
+    if maps:
+        body.append('<section id="odds"><h2>Odds</h2>')
+        for spec, found in maps:
+            body.append(f'<section class="block heat-map"><h3>{e(spec.title)}</h3>')
+            body.append(f'<p class="small">Exact odds of <a href="#proc-{e(spec.procedure)}">{e(ruleset.procedures[spec.procedure].title)}</a>'
+                        + (f"; {e(_inputs_text(spec))}" if spec.inputs or spec.choices else "") + ".</p>")
+            if spec.rule:
+                body.append(f'<p class="rule">{e(spec.rule)}</p>')
+            if spec.description:
+                body.append(f'<p class="small">{e(spec.description)}</p>')
+            body.extend(render_heat_map(heat) for heat in found)
+            body.append("</section>")
+        body.append("</section>")
+    if ruleset.tables:
+        body.append('<section id="tables"><h2>Tables</h2>' + "".join(_table_html(ruleset, name, codes.get(name)) for name in ruleset.tables) + "</section>")
+    if ruleset.modifiers:
+        body.append('<section id="modifiers"><h2>Modifiers and column shifts</h2>' + "".join(_modifiers_html(ruleset, name) for name in ruleset.modifiers) + "</section>")
+    if ruleset.procedures:
+        body.append('<section id="procedures"><h2>Procedures</h2>' + "".join(_procedure_html(ruleset, name) for name in ruleset.procedures) + "</section>")
+    if ruleset.notes:
+        body.append('<section id="notes"><h2>Readings of the rules</h2>' + _notes_html(ruleset) + "</section>")
+    body.append(f"<footer>Made by wartable {e(version())} from <code>{e(ruleset.name)}</code>. Every number on this page comes from the ruleset; odds are exact.</footer>")
+    page = (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        # No request leaves the page: nothing but inline styles and images from nowhere.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+        f"<title>{e(ruleset.title)}: player aid</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
+    summary = {
+        "ruleset": ruleset.name,
+        "tables": len(ruleset.tables),
+        "modifier_lists": len(ruleset.modifiers),
+        "procedures": len(ruleset.procedures),
+        "heat_maps": sum(len(found) for _, found in maps),
+        "aids": [
+            {
+                "title": spec.title,
+                "procedure": spec.procedure,
+                "rows": spec.rows.dimension.name,
+                "columns": spec.columns.dimension.name if spec.columns else None,
+                "show": spec.show,
+                "heat_maps": len(found),
+            }
+            for spec, found in maps
+        ],
+    }
+    return page, summary
+
+
+def table_codes(ruleset: Ruleset) -> dict[str, dict[str, str]]:
+    """Each structured table's result codes and their meanings, where the model keeps them."""
+    found = {}
+    for name, table in ruleset.tables.items():
+        codes = getattr(table, "codes", None)
+        if codes:
+            found[name] = {code: meaning for code, meaning in codes}
+    return found
+
+
+def specs(ruleset: Ruleset) -> Sequence[HeatMapSpec]:
+    return [heat_map_spec(ruleset, aid) for aid in _aids(ruleset)]

@@ -1,0 +1,207 @@
+"""Reporters for machines: JSON, GitHub workflow annotations, JUnit XML, and sweep tables (text, CSV, markdown).
+
+They format the plain-data documents of ``results`` (and ``sweep_doc``
+below); the text reporter for people is ``render``, the HTML one ``aid``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ElementTree
+from typing import Any, Sequence
+
+from . import results
+from .render import _align, _key_text, _short_fraction, show_plain, text_diagnostic
+
+
+def to_json(document: Any) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+# ---- GitHub workflow commands ----------------------------------------------------------------
+# https://docs.github.com/actions/reference/workflow-commands-for-github-actions#setting-an-error-message
+# ::error file={name},line={line},col={col},title={title}::{message}
+# Data escapes % CR LF; property values also : and , (as @actions/core does).
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotation(d: dict, title: str, level: str = "error") -> str:
+    properties = ",".join(
+        f"{key}={_escape_property(str(value))}"
+        for key, value in (("file", d["file"]), ("line", d["line"]), ("col", d["column"]), ("title", title))
+    )
+    return f"::{level} {properties}::{_escape_data(d['message'])}"
+
+
+def github_check(doc: dict) -> str:
+    lines = []
+    for entry in doc["rulesets"]:
+        for d in entry["diagnostics"]:
+            lines.append(github_annotation(d, f"wartable check {entry['given']}"))
+    failed = sum(1 for e in doc["rulesets"] if not e["ok"])
+    lines.append(f"wartable check: {len(doc['rulesets'])} rulesets, {failed} failed")
+    return "\n".join(lines)
+
+
+def github_test(doc: dict) -> str:
+    lines = []
+    for example in doc["examples"]:
+        for d in example["problems"]:
+            lines.append(github_annotation(d, f"wartable test {example['ruleset']}: {example['name']}"))
+    lines.append(f"wartable test: {doc['passed']} passed, {doc['failed']} failed")
+    return "\n".join(lines)
+
+
+# ---- JUnit XML -------------------------------------------------------------------------------
+# The Ant/Jenkins shape CI services read:
+# <testsuites name tests failures errors><testsuite name tests failures errors skipped>
+#   <testcase classname name file line><failure message type>text</failure></testcase>
+
+
+def _xml(root: ElementTree.Element) -> str:
+    ElementTree.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode")
+
+
+def _suite(parent: ElementTree.Element, name: str, cases: list[tuple[dict, list[dict]]]) -> None:
+    failures = sum(1 for _, problems in cases if problems)
+    suite = ElementTree.SubElement(
+        parent, "testsuite", name=name, tests=str(len(cases)), failures=str(failures), errors="0", skipped="0", time="0"
+    )
+    for attributes, problems in cases:
+        case = ElementTree.SubElement(suite, "testcase", {k: str(v) for k, v in attributes.items()}, time="0")
+        if problems:
+            failure = ElementTree.SubElement(case, "failure", message=problems[0]["message"], type="wartable")
+            failure.text = "\n".join(text_diagnostic(d) for d in problems)
+
+
+def junit_check(doc: dict) -> str:
+    cases = [({"classname": "wartable.check", "name": e["given"], **({"file": e["path"]} if e["path"] else {})}, e["diagnostics"]) for e in doc["rulesets"]]
+    root = ElementTree.Element(
+        "testsuites", name="wartable check", tests=str(len(cases)), failures=str(sum(1 for _, p in cases if p)), errors="0"
+    )
+    _suite(root, "wartable check", cases)
+    return _xml(root)
+
+
+def junit_test(doc: dict) -> str:
+    root = ElementTree.Element("testsuites", name="wartable test", tests=str(len(doc["examples"])), failures=str(doc["failed"]), errors="0")
+    by_ruleset: dict[str, list[tuple[dict, list[dict]]]] = {}
+    for e in doc["examples"]:
+        attributes = {"classname": f"wartable.{e['ruleset']}", "name": e["name"], "file": e["file"], "line": e["line"]}
+        by_ruleset.setdefault(e["ruleset"], []).append((attributes, e["problems"]))
+    for ruleset, cases in by_ruleset.items():
+        _suite(root, ruleset, cases)
+    return _xml(root)
+
+
+# ---- sweeps --------------------------------------------------------------------------------
+
+
+def sweep_doc(sweep: Any, digits: int | None = None) -> dict:
+    """A sweep as data: the dimensions, the outcome columns, one row per combination."""
+    keys = sweep.keys()
+    rows = []
+    for cell in sweep.cells:
+        probabilities = cell.distribution.marginal(sweep.by).as_dict()
+        rows.append({
+            "at": {d.name: value for d, value in zip(sweep.dimensions, cell.at)},
+            "outcomes": [
+                {"values": dict(zip(sweep.by, key)), "probability": results.fraction(probabilities.get(key, 0)),
+                 "p": results.decimal(probabilities.get(key, 0), digits)}
+                for key in keys
+            ],
+            "means": results.means_doc(cell.distribution.means(), digits),
+            "truncated": results.fraction(cell.distribution.truncated),
+        })
+    return {
+        "ruleset": sweep.ruleset,
+        "procedure": sweep.procedure,
+        "inputs": sweep.inputs,
+        "choices": dict(sweep.choices),
+        "over": [{"name": d.name, "values": list(d.values)} for d in sweep.dimensions],
+        "by": list(sweep.by),
+        "columns": [{"values": dict(zip(sweep.by, key)), "label": column_label(sweep.by, key)} for key in keys],
+        "means": sweep.mean_fields(),
+        "rows": rows,
+    }
+
+
+def column_label(by: Sequence[str], key: Sequence[Any]) -> str:
+    """An outcome column's heading: the value alone when one field is shown (the heading line names it)."""
+    if len(by) == 1:
+        return show_plain(key[0])
+    return _key_text(dict(zip(by, key)))
+
+
+def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False) -> list[list[str]]:
+    """Header and rows; ``short`` headings name the value alone (the terminal table says which field above)."""
+    labels = [c["label"] if short else _key_text(c["values"]) for c in doc["columns"]]
+    header = [o["name"] for o in doc["over"]] + labels + [f"mean {name}" for name in doc["means"]]
+    any_truncated = any(row["truncated"] != "0/1" for row in doc["rows"])
+    if any_truncated:
+        header.append("truncated")
+    grid = [header]
+    for row in doc["rows"]:
+        cells = [show_plain(value) for value in row["at"].values()]
+        for outcome in row["outcomes"]:
+            cells.append(f"{outcome['p']:.{digits}f}" if digits is not None else _short_fraction(outcome["probability"]))
+        for name in doc["means"]:
+            mean = row["means"].get(name)
+            if mean is None:
+                cells.append("")
+            else:
+                cells.append(f"{mean['value']:.{digits}f}" if digits is not None else _short_fraction(mean["mean"]))
+        if any_truncated:
+            cells.append(_short_fraction(row["truncated"]))
+        grid.append(cells)
+    return grid
+
+
+def sweep_text(doc: dict, digits: int | None = None) -> str:
+    fixed = ", ".join(f"{k} = {show_plain(v)}" for k, v in doc["inputs"].items() if k not in {o["name"] for o in doc["over"]})
+    lines = [f"{doc['ruleset']} {doc['procedure']}: exact odds by " + ", ".join(o["name"] for o in doc["over"])]
+    if fixed:
+        lines.append("inputs: " + fixed)
+    if doc["by"] != ["outcome"]:
+        lines.append("columns: " + ", ".join(doc["by"]))
+    grid = _sweep_grid(doc, digits, short=True)
+    aligned = _align(grid)
+    lines.append("  " + aligned[0])
+    lines.append("  " + "-" * len(aligned[0]))
+    lines.extend("  " + line for line in aligned[1:])
+    return "\n".join(lines)
+
+
+def sweep_csv(doc: dict, digits: int | None = None) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerows(_sweep_grid(doc, digits))
+    return buffer.getvalue().rstrip("\n")
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def sweep_markdown(doc: dict, digits: int | None = None) -> str:
+    grid = _sweep_grid(doc, digits)
+    dims = len(doc["over"])
+    lines = ["| " + " | ".join(_markdown_cell(c) for c in grid[0]) + " |"]
+    lines.append("|" + "|".join("---" if i < dims else "---:" for i in range(len(grid[0]))) + "|")
+    lines.extend("| " + " | ".join(_markdown_cell(c) for c in row) + " |" for row in grid[1:])
+    return "\n".join(lines)
+
+
+SWEEP_FORMATS = {"table": sweep_text, "csv": sweep_csv, "markdown": sweep_markdown}
+
+

@@ -1,0 +1,397 @@
+"""Results as plain data: what every command found, before anyone formats it.
+
+Each function here turns the model or an API result into JSON-ready data
+(dicts, lists, strings, numbers, true/false, null).  The reporters format
+these documents: ``render`` as text for people, ``reporters`` as JSON, GitHub
+annotations, JUnit XML, CSV and markdown, ``aid`` as HTML.  ``--json`` prints
+the document itself, so what a script reads is what a person sees.
+
+Probabilities are exact fractions written ``"p/q"`` beside a float ``p``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Iterable, Sequence
+
+from .errors import Diagnostic
+from .ruleset import MISSING, ModifierList, Ruleset
+from .tables import Table
+from .values import BoolType, IntType, ListType, RatioType, RecordType, StrType, Type, show, to_plain
+
+
+def fraction(p: Fraction, signed: bool = False) -> str:
+    """``"p/q"`` (``"1/1"``, ``"0/1"`` too: always a fraction); ``signed`` adds a ``+`` to gains."""
+    p = Fraction(p)
+    sign = "-" if p < 0 else ("+" if signed and p > 0 else "")
+    return f"{sign}{abs(p.numerator)}/{p.denominator}"
+
+
+def decimal(p: Fraction | float, digits: int | None) -> float:
+    return round(float(p), digits) if digits is not None else float(p)
+
+
+# ---- diagnostics ----------------------------------------------------------------------
+
+
+def diagnostic(d: Diagnostic, severity: str = "error") -> dict:
+    return {"file": d.file, "line": d.line, "column": d.column, "message": d.message, "line_text": d.line_text, "severity": severity}
+
+
+ERROR_KINDS = {
+    "UsageError": "usage",
+    "DiceScriptError": "usage",
+    "RulesetError": "ruleset",
+    "RuleViolation": "rule_violation",
+    "LimitExceeded": "limit",
+}
+
+
+def error(exc: Exception, exit_code: int) -> dict:
+    """A user error as data: ``{"ok": false, "exit_code", "error", "diagnostics"}``."""
+    kind = next((ERROR_KINDS[cls.__name__] for cls in type(exc).__mro__ if cls.__name__ in ERROR_KINDS), "error")
+    if kind == "error" and exit_code == 130:
+        kind = "interrupted"
+    diagnostics = getattr(exc, "diagnostics", ())
+    return {"ok": False, "exit_code": exit_code, "error": kind, "diagnostics": [diagnostic(d) for d in diagnostics]}
+
+
+# ---- check and test ---------------------------------------------------------------------
+
+
+def check_passed(ruleset: Ruleset, given: str) -> dict:
+    return {
+        "ruleset": ruleset.name,
+        "given": given,
+        "ok": True,
+        "path": ruleset.path,
+        "counts": {
+            "tables": len(ruleset.tables),
+            "modifier_lists": len(ruleset.modifiers),
+            "procedures": len(ruleset.procedures),
+            "examples": len(ruleset.examples),
+        },
+        "diagnostics": [],
+    }
+
+
+def check_failed(given: str, diagnostics: Iterable[Diagnostic]) -> dict:
+    return {"ruleset": given, "given": given, "ok": False, "path": None, "counts": None, "diagnostics": [diagnostic(d) for d in diagnostics]}
+
+
+def check_report(entries: list[dict]) -> dict:
+    return {"ok": all(e["ok"] for e in entries), "rulesets": entries}
+
+
+def example_result(ruleset: Ruleset, result: Any) -> dict:
+    example = result.example
+    return {
+        "ruleset": ruleset.name,
+        "name": example.name,
+        "procedure": example.procedure,
+        "rule": example.rule,
+        "file": example.pos.source.name,
+        "line": example.pos.line,
+        "passed": result.passed,
+        "problems": [diagnostic(d) for d in result.problems],
+    }
+
+
+def test_report(examples: list[dict]) -> dict:
+    passed = sum(1 for e in examples if e["passed"])
+    return {"ok": passed == len(examples), "passed": passed, "failed": len(examples) - passed, "examples": examples}
+
+
+# ---- types, listings, tables, modifier lists, procedures ----------------------------------
+
+
+def type_doc(t: Type) -> dict:
+    if isinstance(t, IntType):
+        doc: dict = {"type": "int"}
+        if t.low is not None:
+            doc["min"] = t.low
+        if t.high is not None:
+            doc["max"] = t.high
+        return doc
+    if isinstance(t, BoolType):
+        return {"type": "bool"}
+    if isinstance(t, StrType):
+        return {"type": "enum", "values": list(t.values)} if t.values else {"type": "str"}
+    if isinstance(t, ListType):
+        doc = {"type": "list", "of": type_doc(t.element)}
+        if t.max_items is not None:
+            doc["max_items"] = t.max_items
+        return doc
+    if isinstance(t, RecordType):
+        return {"type": "record", "name": t.name}
+    if isinstance(t, RatioType):
+        return {"type": "ratio"}
+    return {"type": t.describe()}
+
+
+def record_type_doc(name: str, declared: Any) -> dict:
+    if isinstance(declared, RecordType):
+        defaults = dict(declared.defaults)
+        descriptions = dict(declared.descriptions)
+        fields = []
+        for field, field_type in declared.fields:
+            entry = {"name": field, **type_doc(field_type)}
+            if field in defaults:
+                entry["default"] = to_plain(defaults[field])
+            if descriptions.get(field):
+                entry["description"] = descriptions[field]
+            fields.append(entry)
+        return {"name": name, "kind": "record", "fields": fields}
+    return {"name": name, "kind": "alias", **type_doc(declared)}
+
+
+def input_doc(spec: Any) -> dict:
+    doc = {"name": spec.name, **type_doc(spec.type), "required": spec.default is MISSING}
+    if spec.default is not MISSING:
+        doc["default"] = to_plain(spec.default)
+    if getattr(spec, "description", ""):
+        doc["description"] = spec.description
+    return doc
+
+
+def choice_doc(choice: Any) -> dict:
+    return {"name": choice.name, "options": list(choice.options), "default": choice.default, "description": choice.description, "rule": choice.rule}
+
+
+def listing(ruleset: Ruleset) -> dict:
+    return {
+        "ruleset": ruleset.name,
+        "title": ruleset.title,
+        "version": ruleset.version,
+        "source": ruleset.source,
+        "path": ruleset.path,
+        "tables": [
+            {
+                "name": name, "title": t.title, "rows": len(t.rows.headings),
+                "columns": len(t.columns.headings) if t.columns else None, "example": t.example,
+            }
+            for name, t in ruleset.tables.items()
+        ],
+        "modifiers": [
+            {"name": name, "kind": m.kind, "title": m.title, "entries": len(m.entries)} for name, m in ruleset.modifiers.items()
+        ],
+        "types": [record_type_doc(name, declared) for name, declared in ruleset.types.items()],
+        "constants": [
+            {"name": name, "value": to_plain(c.value), "rule": c.rule, "description": c.description} for name, c in ruleset.constants.items()
+        ],
+        "procedures": [
+            {
+                "name": name,
+                "title": p.title,
+                "rule": p.rule,
+                "inputs": [input_doc(spec) for spec in p.inputs],
+                "choices": [choice_doc(c) for c in p.choices],
+                "outcomes": list(p.outcome_names),
+            }
+            for name, p in ruleset.compiled.items()
+        ],
+    }
+
+
+def axis_doc(axis: Any) -> dict:
+    return {"name": axis.name, "headings": axis.labels(), "edge": axis.edge, "dice": axis.dice}
+
+
+def table_doc(table: Table, *, provenance: bool = False) -> dict:
+    doc = {
+        "kind": "table",
+        "name": table.name,
+        "title": table.title,
+        "rule": table.rule,
+        "description": table.description,
+        "example": table.example,
+        "rows": axis_doc(table.rows),
+        "columns": axis_doc(table.columns) if table.columns is not None else None,
+        "cells": [list(row) for row in table.printed],
+        "values": [[to_plain(v) for v in row] for row in table.cells],
+        "fields": [name for name, _ in table.result_fields] if table.result_fields else None,
+    }
+    if provenance:
+        doc["provenance"] = [list(row) for row in table.provenance]
+    return doc
+
+
+def shift_text(value: int) -> str:
+    """A column shift as printed: 1R, 2L."""
+    return f"{abs(value)}{'R' if value > 0 else 'L'}"
+
+
+def modifiers_doc(modifiers: ModifierList) -> dict:
+    return {
+        "kind": "modifiers",
+        "name": modifiers.name,
+        "modifier_kind": modifiers.kind,
+        "title": modifiers.title,
+        "rule": modifiers.rule,
+        "entries": [
+            {
+                "name": e.name,
+                "label": e.label,
+                "value": e.value,
+                "shown": shift_text(e.value) if modifiers.kind == "column_shift" else f"{e.value:+d}",
+                "rule": e.rule,
+                "when": condition_text(e),
+            }
+            for e in modifiers.entries
+        ],
+    }
+
+
+def condition_text(entry: Any) -> str | None:
+    """The ``when:`` of a modifier entry in the procedure language (None when it always applies)."""
+    from .ast import BoolLit
+    from .rulebook import expr_text
+
+    if isinstance(entry.condition, BoolLit) and entry.condition.value is True:
+        return None
+    return expr_text(entry.condition)
+
+
+def procedure_doc(ruleset: Ruleset, name: str) -> dict:
+    procedure = ruleset.procedures[name]
+    compiled = ruleset.compiled.get(name)
+    return {
+        "kind": "procedure",
+        "name": name,
+        "title": procedure.title,
+        "rule": procedure.rule,
+        "description": procedure.description,
+        "inputs": [input_doc(spec) for spec in (compiled.inputs if compiled is not None else procedure.inputs)],
+        "choices": [choice_doc(c) for c in procedure.choices],
+        "outcomes": list(compiled.outcome_names) if compiled is not None else [],
+        "body": procedure_text(procedure),
+        "file": procedure.pos.source.name,
+        "line": procedure.body.pos.line,
+    }
+
+
+def procedure_text(procedure: Any) -> str:
+    """The body as written (from the source file, so comments stay)."""
+    lines = procedure.body.pos.source.text.splitlines()
+    first = procedure.body.pos.line
+    last = max((s.pos.line for s in procedure.body.statements), default=first)
+    end = last
+    while end < len(lines) and lines[end].strip() and _indent(lines[end]) >= _indent(lines[first - 1]):
+        end += 1
+    return "\n".join(lines[first - 1:end])
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+# ---- distributions, samples, resolutions ---------------------------------------------------
+
+
+def outcome_doc(outcome: Any) -> dict:
+    return {"name": outcome.name, "fields": {k: to_plain(v) for k, v in outcome.fields}}
+
+
+def means_doc(means: dict, digits: int | None = None) -> dict:
+    doc = {}
+    for name, mean in means.items():
+        if isinstance(mean.value, Fraction):
+            entry = {"mean": fraction(mean.value), "value": decimal(mean.value, digits), "probability": fraction(mean.probability)}
+        else:
+            entry = {"value": decimal(mean.value, digits), "probability": decimal(mean.probability, digits)}
+        if mean.standard_error is not None:
+            entry["standard_error"] = None if mean.standard_error != mean.standard_error else decimal(mean.standard_error, digits)
+        doc[name] = entry
+    return doc
+
+
+def marginal_doc(marginal: Any, digits: int | None = None) -> list[dict]:
+    return [
+        {"values": {f: to_plain(v) for f, v in zip(marginal.fields, key)}, "probability": fraction(p), "p": decimal(p, digits)}
+        for key, p in marginal.rows
+    ]
+
+
+def distribution(dist: Any, *, by: Sequence[str] | None = None, digits: int | None = None) -> dict:
+    doc = {
+        "ruleset": dist.ruleset,
+        "procedure": dist.procedure,
+        "inputs": {k: to_plain(v) for k, v in dist.inputs.items()},
+        "outcomes": [{**outcome_doc(o), "probability": fraction(p), "p": decimal(p, digits)} for o, p in dist.outcomes],
+        "truncated": fraction(dist.truncated),
+        "means": means_doc(dist.means(), digits),
+    }
+    if by:
+        doc["by"] = list(by)
+        doc["marginal"] = marginal_doc(dist.marginal(by), digits)
+    return doc
+
+
+def sample(s: Any, *, by: Sequence[str] | None = None, digits: int | None = None) -> dict:
+    from .summaries import proportion
+
+    doc = {
+        "ruleset": s.ruleset,
+        "procedure": s.procedure,
+        "inputs": {k: to_plain(v) for k, v in s.inputs.items()},
+        "seed": s.seed,
+        "trials": s.trials,
+        "outcomes": [
+            {**outcome_doc(o), "count": c, "p": decimal(c / s.trials, digits),
+             "standard_error": decimal(proportion(c, s.trials).standard_error, digits)}
+            for o, c in s.counts
+        ],
+        "means": means_doc(s.means(), digits),
+    }
+    if by:
+        doc["by"] = list(by)
+        doc["marginal"] = [
+            {"values": {f: to_plain(v) for f, v in zip(by, e.key)}, "count": e.count, "p": decimal(e.share, digits),
+             "standard_error": decimal(e.standard_error, digits)}
+            for e in s.marginal(by)
+        ]
+    return doc
+
+
+def trace_event(event: Any) -> dict:
+    return {
+        "kind": event.kind,
+        "message": event.message,
+        "rule": event.rule,
+        "depth": event.depth,
+        "where": event.where,
+        **{k: to_plain(v) for k, v in event.data},
+    }
+
+
+def resolution(r: Any) -> dict:
+    return {
+        "ruleset": r.ruleset,
+        "procedure": r.procedure,
+        "inputs": {k: to_plain(v) for k, v in r.inputs.items()},
+        "seed": r.seed,
+        "dice": list(r.dice),
+        "outcome": to_plain(r.outcome),
+        "trace": [trace_event(e) for e in r.trace],
+        "unused_dice": r.unused_dice,
+    }
+
+
+def odds_changes(rows: Sequence[Any], before: Any, base_label: str, variant_label: str, changes: list[dict] | None = None) -> dict:
+    doc = {
+        "base": base_label,
+        "variant": variant_label,
+        "procedure": before.procedure,
+        "inputs": {k: to_plain(v) for k, v in before.inputs.items()},
+        "outcomes": [
+            {**outcome_doc(r.outcome), "before": fraction(r.before), "after": fraction(r.after), "change": fraction(r.change, signed=True)}
+            for r in rows
+        ],
+    }
+    if changes is not None:
+        doc["changes"] = changes
+    return doc
+
+
+def show_value(value: Any) -> str:
+    return show(value)

@@ -1,0 +1,156 @@
+"""Summaries of exact odds and of Monte Carlo samples.
+
+A :class:`~interpreter.api.Distribution` lists every outcome with its fields;
+a player usually wants less: the chance of each number of hits whatever else
+happened (a *marginal* over chosen fields), or the average of every numeric
+field ("average units left").  A :class:`~interpreter.api.Sample` gets the
+same, with the standard error of every estimate.
+
+Everything here reads the results the evaluator produced; nothing asks the
+evaluator for more.  ``outcome`` in a list of fields stands for the outcome's
+name (as ``.outcome`` does in the procedure language).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable, Sequence
+
+OUTCOME = "outcome"
+
+
+def field_value(outcome: Any, field: str) -> Any:
+    """The value of ``field`` in an outcome (its name for ``outcome``); None when it has no such field."""
+    if field == OUTCOME:
+        return outcome.name
+    return outcome.get(field, None)
+
+
+def numeric(value: Any) -> bool:
+    """A whole number (true/false are not counted as numbers)."""
+    return type(value) is int
+
+
+def _order(keys: Iterable[tuple[Any, ...]], weight: dict) -> list[tuple[Any, ...]]:
+    """Numeric keys in ascending order (0 hits, 1 hit, …); others most likely first."""
+    keys = list(keys)
+    if keys and all(all(numeric(v) for v in key) for key in keys):
+        return sorted(keys)
+    return sorted(keys, key=lambda key: (-weight[key], repr(key)))
+
+
+# ---- exact distributions ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Marginal:
+    """Probabilities of the values of chosen fields, the rest summed out."""
+
+    fields: tuple[str, ...]
+    rows: tuple[tuple[tuple[Any, ...], Fraction], ...]
+    truncated: Fraction = Fraction(0)
+
+    def probability(self, *values: Any) -> Fraction:
+        return sum((p for key, p in self.rows if key == tuple(values)), Fraction(0))
+
+    def as_dict(self) -> dict[tuple[Any, ...], Fraction]:
+        return dict(self.rows)
+
+
+@dataclass(frozen=True)
+class Mean:
+    """The mean of a numeric outcome field over the outcomes that carry it.
+
+    ``probability`` is the chance that the outcome carries the field (1 when
+    every outcome does); the mean is conditional on it.  ``standard_error``
+    is set for Monte Carlo estimates only.
+    """
+
+    field: str
+    value: Fraction | float
+    probability: Fraction | float
+    standard_error: float | None = None
+
+
+def marginal(distribution: Any, fields: Sequence[str]) -> Marginal:
+    """The distribution over ``fields`` (``outcome`` for the name), other fields summed out."""
+    fields = tuple(fields)
+    totals: dict[tuple[Any, ...], Fraction] = {}
+    for outcome, p in distribution.outcomes:
+        key = tuple(field_value(outcome, f) for f in fields)
+        totals[key] = totals.get(key, Fraction(0)) + p
+    return Marginal(fields, tuple((key, totals[key]) for key in _order(totals, totals)), distribution.truncated)
+
+
+def means(distribution: Any) -> dict[str, Mean]:
+    """The exact mean of every numeric field, in the order fields first appear."""
+    sums: dict[str, Fraction] = {}
+    mass: dict[str, Fraction] = {}
+    for outcome, p in distribution.outcomes:
+        for name, value in outcome.fields:
+            if numeric(value):
+                sums[name] = sums.get(name, Fraction(0)) + p * value
+                mass[name] = mass.get(name, Fraction(0)) + p
+    return {name: Mean(name, sums[name] / mass[name], mass[name]) for name in sums if mass[name]}
+
+
+def fields_of(outcomes: Iterable[Any]) -> list[str]:
+    """Every field name the outcomes carry, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for outcome in outcomes:
+        for name, _ in outcome.fields:
+            seen.setdefault(name, None)
+    return list(seen)
+
+
+# ---- Monte Carlo samples -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A share of the trials with its standard error, sqrt(p (1 - p) / n)."""
+
+    key: tuple[Any, ...]
+    count: int
+    share: float
+    standard_error: float
+
+
+def proportion(count: int, trials: int) -> Estimate:
+    share = count / trials
+    return Estimate((), count, share, math.sqrt(share * (1 - share) / trials))
+
+
+def sample_marginal(sample: Any, fields: Sequence[str]) -> list[Estimate]:
+    fields = tuple(fields)
+    counts: dict[tuple[Any, ...], int] = {}
+    for outcome, count in sample.counts:
+        key = tuple(field_value(outcome, f) for f in fields)
+        counts[key] = counts.get(key, 0) + count
+    estimates = []
+    for key in _order(counts, counts):
+        estimate = proportion(counts[key], sample.trials)
+        estimates.append(Estimate(key, estimate.count, estimate.share, estimate.standard_error))
+    return estimates
+
+
+def sample_means(sample: Any) -> dict[str, Mean]:
+    """The sample mean of every numeric field, with its standard error s / sqrt(k) (k trials carrying it)."""
+    values: dict[str, list[tuple[int, int]]] = {}
+    for outcome, count in sample.counts:
+        for name, value in outcome.fields:
+            if numeric(value):
+                values.setdefault(name, []).append((value, count))
+    result = {}
+    for name, pairs in values.items():
+        k = sum(count for _, count in pairs)
+        mean = sum(Fraction(v) * c for v, c in pairs) / k
+        if k > 1:
+            variance = sum((v - mean) ** 2 * c for v, c in pairs) / (k - 1)
+            error = math.sqrt(variance / k)
+        else:
+            error = math.nan
+        result[name] = Mean(name, float(mean), k / sample.trials, error)
+    return result

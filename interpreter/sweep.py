@@ -1,0 +1,331 @@
+"""Sweeps: the exact odds of a procedure for every combination of some inputs.
+
+A *dimension* names what varies and its values: an input (``zones``), a
+field inside an input (``attacker[1].contact``: the first unit's contact
+rating, 1-based as in the procedure language), or a player's choice
+(``attacker_advantage``).  ``run_sweep`` computes one exact distribution per
+combination, all under one budget.  Player aids (``aid``) draw their heat
+maps from the same sweeps.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from .api import Distribution, odds, procedure_of, reachable_choices
+from .inputs import CoercionError, coerce, parse_command_line_value
+from .limits import Budget, Limits
+from .ruleset import MISSING, Ruleset
+from .summaries import OUTCOME, numeric
+from .values import BoolType, IntType, ListType, RecordType, StrType, Type, show, to_plain
+
+# Combinations in one sweep: a wide terminal table or a large heat map, never an accident.
+MAX_CELLS = 10_000
+
+
+class SweepError(Exception):
+    """A bad dimension: ``offset`` is where in the text written on the command line (0 when unknown)."""
+
+    def __init__(self, message: str, offset: int = 0):
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+@dataclass(frozen=True)
+class Dimension:
+    name: str  # as written: zones, attacker[1].contact, a choice
+    target: str  # the input or choice
+    path: tuple[str | int, ...]  # inside the input: field names and 1-based indexes
+    values: tuple[Any, ...]  # plain values (what --set would give)
+    is_choice: bool = False
+
+    def labels(self) -> list[str]:
+        return [show(value) if not isinstance(value, (list, dict)) else _plain_label(value) for value in self.values]
+
+
+def _plain_label(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_plain_label(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_plain_label(v)}" for k, v in value.items()) + "}"
+    return show(value)
+
+
+_TARGET = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def parse_target(text: str) -> tuple[str, tuple[str | int, ...]]:
+    """``attacker[1].contact`` -> ("attacker", (1, "contact"))."""
+    match = _TARGET.match(text)
+    if not match:
+        raise SweepError(f"expected an input name, not {text[:40]!r}")
+    name, position, path = match.group(0), match.end(), []
+    while position < len(text):
+        if text[position] == ".":
+            field = _TARGET.match(text, position + 1)
+            if not field:
+                raise SweepError("expected a field name after '.'", position + 1)
+            path.append(field.group(0))
+            position = field.end()
+        elif text[position] == "[":
+            close = text.find("]", position)
+            inner = text[position + 1:close] if close > 0 else ""
+            if not inner.strip().isdigit() or int(inner) < 1:
+                raise SweepError("expected a list position (1, 2, ...) inside [ ]", position + 1)
+            path.append(int(inner))
+            position = close + 1
+        else:
+            raise SweepError(f"unexpected {text[position]!r} in {text!r}: write NAME, NAME.field or NAME[1].field", position)
+    return name, tuple(path)
+
+
+def _type_at(type_: Type, path: tuple[str | int, ...], written: str) -> Type:
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(type_, ListType):
+                raise SweepError(f"{written}: [{step}] needs a list, and this is {type_.describe()}")
+            type_ = type_.element
+        else:
+            field = type_.field(step) if isinstance(type_, RecordType) else None
+            if field is None:
+                known = ", ".join(n for n, _ in type_.fields) if isinstance(type_, RecordType) else ""
+                raise SweepError(f"{written}: {type_.describe()} has no field '{step}'" + (f" (fields: {known})" if known else ""))
+            type_ = field
+    return type_
+
+
+def _split_values(text: str) -> list[tuple[str, int]]:
+    """Values separated by commas outside brackets, braces and quotes, each with its offset."""
+    parts, depth, quote, start = [], 0, "", 0
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append((text[start:index], start))
+            start = index + 1
+    parts.append((text[start:], start))
+    return parts
+
+
+_RANGE = re.compile(r"^\s*(-?\d{1,19})\s*\.\.\s*(-?\d{1,19})\s*$")
+
+
+def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
+    """``NAME=A..B`` or ``NAME=V1,V2,…`` as written after ``--over``."""
+    if "=" not in text:
+        raise SweepError("--over takes NAME=A..B or NAME=V1,V2,...")
+    written, values_text = text.split("=", 1)
+    offset = len(written) + 1
+    name, path = parse_target(written.strip())
+    target_type = _target_type(ruleset, procedure, name, path, written.strip())
+    if isinstance(target_type, tuple):  # a choice: its options
+        raw: list[Any] = []
+        for part, start in _split_values(values_text):
+            option = part.strip()
+            if option not in target_type:
+                raise SweepError(f"choice '{name}' must be one of {', '.join(target_type)}, not {option!r}", offset + start)
+            raw.append(option)
+        return _dimension(written.strip(), name, path, raw, is_choice=True)
+    match = _RANGE.match(values_text)
+    if match and isinstance(target_type, IntType):
+        low, high = int(match[1]), int(match[2])
+        if high < low:
+            raise SweepError(f"the range {low}..{high} runs backwards", offset)
+        if high - low + 1 > MAX_CELLS:
+            raise SweepError(f"the range {low}..{high} has more than {MAX_CELLS:,} values", offset)
+        values = list(range(low, high + 1))
+        for value in values:
+            try:
+                coerce(value, target_type, written.strip())
+            except CoercionError as error:
+                raise SweepError(error.message, offset) from None
+        return _dimension(written.strip(), name, path, values)
+    values = []
+    for part, start in _split_values(values_text):
+        try:
+            if isinstance(target_type, (BoolType, IntType, StrType)):
+                value = parse_command_line_value(part.strip(), target_type)
+            else:
+                value = _flow_value(part)
+            coerce(value, target_type, written.strip())
+        except CoercionError as error:
+            raise SweepError(error.message, offset + start + (len(part) - len(part.lstrip()))) from None
+        values.append(to_plain(value))
+    return _dimension(written.strip(), name, path, values)
+
+
+def _flow_value(text: str) -> Any:
+    from .errors import RulesetError, Source
+    from .yaml_loader import load_yaml
+
+    try:
+        return load_yaml(Source("<--over>", text)).data
+    except RulesetError as error:
+        raise CoercionError(error.diagnostics[0].message) from None
+
+
+def dimension_from_values(ruleset: Ruleset, procedure: str, written: str, values: Sequence[Any]) -> Dimension:
+    """A dimension from values already parsed (a player aid's YAML)."""
+    name, path = parse_target(written)
+    target_type = _target_type(ruleset, procedure, name, path, written)
+    if isinstance(target_type, tuple):
+        for value in values:
+            if value not in target_type:
+                raise SweepError(f"choice '{name}' must be one of {', '.join(target_type)}, not {value!r}")
+        return _dimension(written, name, path, list(values), is_choice=True)
+    for value in values:
+        try:
+            coerce(value, target_type, written)
+        except CoercionError as error:
+            raise SweepError(error.message) from None
+    return _dimension(written, name, path, [to_plain(v) for v in values])
+
+
+def _dimension(written: str, name: str, path: tuple, values: list, is_choice: bool = False) -> Dimension:
+    if not values:
+        raise SweepError(f"{written}: no values to sweep")
+    return Dimension(written, name, path, tuple(values), is_choice)
+
+
+def _target_type(ruleset: Ruleset, procedure: str, name: str, path: tuple, written: str) -> Type | tuple[str, ...]:
+    compiled = procedure_of(ruleset, procedure)
+    spec = compiled.input(name)
+    if spec is not None:
+        return _type_at(spec.type, path, written)
+    choice = next((c for c in reachable_choices(ruleset, procedure) if c.name == name), None)
+    if choice is not None:
+        if path:
+            raise SweepError(f"'{name}' is a choice: it has no fields")
+        return tuple(choice.options)
+    inputs = ", ".join(s.name for s in compiled.inputs) or "none"
+    raise SweepError(f"procedure '{procedure}' has no input or choice '{name}' (inputs: {inputs})")
+
+
+def _set_at(value: Any, path: tuple[str | int, ...], new: Any, written: str) -> Any:
+    if not path:
+        return new
+    step, rest = path[0], path[1:]
+    if isinstance(step, int):
+        if not isinstance(value, list) or not 1 <= step <= len(value):
+            size = len(value) if isinstance(value, list) else 0
+            raise SweepError(f"{written}: the list has {size} item{'' if size == 1 else 's'}, so there is no item {step}")
+        return value[:step - 1] + [_set_at(value[step - 1], rest, new, written)] + value[step:]
+    if not isinstance(value, dict):
+        raise SweepError(f"{written}: not a record")
+    return {**value, step: _set_at(value.get(step), rest, new, written)}
+
+
+# ---- running -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    at: tuple[Any, ...]  # one value per dimension
+    distribution: Distribution
+
+
+@dataclass(frozen=True)
+class Sweep:
+    ruleset: str
+    procedure: str
+    inputs: Mapping[str, Any]  # the fixed inputs (plain)
+    choices: Mapping[str, str]
+    dimensions: tuple[Dimension, ...]
+    by: tuple[str, ...]
+    cells: tuple[Cell, ...]
+    outcome_order: tuple[str, ...] = ()
+
+    def keys(self) -> list[tuple[Any, ...]]:
+        """Every value of the ``by`` fields met in any cell: numbers ascending, outcomes in the procedure's order."""
+        seen: dict[tuple[Any, ...], None] = {}
+        for cell in self.cells:
+            for key, _ in cell.distribution.marginal(self.by).rows:
+                seen.setdefault(key, None)
+        keys = list(seen)
+        if keys and all(all(numeric(v) for v in key) for key in keys):
+            return sorted(keys)
+        if self.by and self.by[0] == OUTCOME and self.outcome_order:
+            order = {name: index for index, name in enumerate(self.outcome_order)}
+            return sorted(keys, key=lambda key: order.get(key[0], len(order)))
+        return keys
+
+    def mean_fields(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for cell in self.cells:
+            for name in cell.distribution.means():
+                seen.setdefault(name, None)
+        return list(seen)
+
+
+def run_sweep(
+    ruleset: Ruleset,
+    procedure: str,
+    dimensions: Sequence[Dimension],
+    inputs: Mapping[str, Any] | None = None,
+    *,
+    choices: Mapping[str, str] | None = None,
+    by: Sequence[str] = (OUTCOME,),
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+) -> Sweep:
+    """The exact odds at every combination of the dimensions' values, under one budget."""
+    compiled = procedure_of(ruleset, procedure)
+    cells_wanted = 1
+    for dimension in dimensions:
+        cells_wanted *= len(dimension.values)
+    if cells_wanted > MAX_CELLS:
+        raise SweepError(f"{cells_wanted:,} combinations is more than {MAX_CELLS:,}: sweep fewer values")
+    budget = budget or Budget(limits or Limits())
+    fixed = {k: to_plain(v) for k, v in (inputs or {}).items()}
+    for dimension in dimensions:
+        if dimension.path and not dimension.is_choice and dimension.target not in fixed:
+            spec = compiled.input(dimension.target)
+            if spec is None or spec.default is MISSING:
+                raise SweepError(f"{dimension.name}: give the input '{dimension.target}' (--set {dimension.target}=...) so that part of it can vary")
+            fixed[dimension.target] = to_plain(spec.default)
+    cells = []
+    for combination in itertools.product(*(d.values for d in dimensions)):
+        cell_inputs = dict(fixed)
+        cell_choices = dict(choices or {})
+        for dimension, value in zip(dimensions, combination):
+            if dimension.is_choice:
+                cell_choices[dimension.target] = value
+            else:
+                cell_inputs[dimension.target] = _set_at(cell_inputs.get(dimension.target), dimension.path, value, dimension.name)
+        cells.append(Cell(tuple(combination), odds(ruleset, procedure, cell_inputs, choices=cell_choices, budget=budget)))
+    return Sweep(ruleset.name, procedure, fixed, dict(choices or {}), tuple(dimensions), tuple(by), tuple(cells), outcome_order(ruleset, procedure))
+
+
+def outcome_order(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
+    """The procedure's outcome names in the order its text first names them."""
+    from . import ast
+
+    names: dict[str, None] = {}
+
+    def walk(block: ast.Block) -> None:
+        for statement in block.statements:
+            if isinstance(statement, ast.Outcome):
+                names.setdefault(statement.name, None)
+            elif isinstance(statement, ast.If):
+                for _, body in statement.branches:
+                    walk(body)
+                if statement.otherwise is not None:
+                    walk(statement.otherwise)
+            elif isinstance(statement, (ast.For, ast.While)):
+                walk(statement.body)
+
+    source = ruleset.procedures.get(procedure)
+    if source is not None:
+        walk(source.body)
+    return tuple(names)
