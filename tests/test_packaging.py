@@ -1,0 +1,124 @@
+"""Packaging: --version, the LICENSE, the project's metadata, and the installed wheel.
+
+The wheel check runs a fresh interpreter outside the checkout (``python -I`` from a temporary
+folder), so it sees what ``pip install .`` put in site-packages, not the files beside the tests.
+In a checkout installed in editable mode there is no wheel to look at: the test skips, except in
+CI (``CI`` set), where ``.ci/run`` installs the project with ``pip install .`` and it must pass.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from interpreter.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+PYPROJECT = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def pyproject_version() -> str:
+    return re.search(r'^version\s*=\s*"([^"]+)"', PYPROJECT, re.MULTILINE)[1]
+
+
+def test_version_option():
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--version"], stdout=out, stderr=err) == 0
+    assert out.getvalue() == f"wartable {pyproject_version()}\n"
+
+
+def test_license_file_is_mit():
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n")
+    assert "Permission is hereby granted, free of charge" in text
+    assert 'license = {text = "MIT"}' in PYPROJECT
+
+
+def test_classifiers_urls_and_typed_marker():
+    classifiers = re.findall(r'^\s+"([A-Z][^"]+ :: [^"]+)",$', PYPROJECT, re.MULTILINE)
+    for wanted in (
+        "License :: OSI Approved :: MIT License",
+        "Programming Language :: Python :: 3.10",
+        "Programming Language :: Python :: 3.11",
+        "Topic :: Games/Entertainment :: Board Games",
+        "Typing :: Typed",
+    ):
+        assert wanted in classifiers
+    urls = PYPROJECT[PYPROJECT.index("[project.urls]"):].split("\n\n")[0]
+    assert re.search(r'^Homepage = "https://', urls, re.MULTILINE)
+    assert (REPO / "interpreter" / "py.typed").is_file()
+    assert '"py.typed"' in PYPROJECT  # shipped as package data
+
+
+# ---- the installed wheel -------------------------------------------------------------------------
+
+PROBE = """
+import json, sys
+from importlib import metadata
+import interpreter
+distribution = metadata.distribution("wartable")
+print(json.dumps({
+    "package": interpreter.__file__,
+    "version": distribution.version,
+    "files": [str(f) for f in distribution.files or ()],
+    "classifiers": distribution.metadata.get_all("Classifier") or [],
+    "urls": distribution.metadata.get_all("Project-URL") or [],
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> dict:
+    where = tmp_path_factory.mktemp("outside")
+    result = subprocess.run([sys.executable, "-I", "-c", PROBE], cwd=where, capture_output=True, text=True, timeout=60)
+    found = json.loads(result.stdout) if result.returncode == 0 else None
+    if found is None or Path(found["package"]).resolve().is_relative_to(REPO):
+        why = "wartable is not installed from a wheel here (an editable install or none): pip install . to test it"
+        if os.environ.get("CI"):
+            pytest.fail(f"{why} (CI is set); {result.stderr}")
+        pytest.skip(why)
+    found["root"] = Path(found["package"]).resolve().parent
+    return found
+
+
+def test_wheel_holds_the_bundled_rulesets_schemas_and_grammar(installed):
+    files = set(installed["files"])
+    bundled = sorted(p.relative_to(REPO / "rulesdata").as_posix() for p in (REPO / "rulesdata").rglob("*.yaml"))
+    assert bundled, "the checkout has no bundled rulesets?"
+    for name in bundled:
+        assert f"interpreter/rulesdata/{name}" in files, name
+        assert (installed["root"] / "rulesdata" / name).is_file(), name
+    for name in ("schemas/ruleset.schema.json", "schemas/fragment.schema.json", "grammar.lark", "py.typed"):
+        assert f"interpreter/{name}" in files, name
+        assert (installed["root"] / name).is_file(), name
+    # the installed schemas are the checkout's
+    for name in ("ruleset.schema.json", "fragment.schema.json"):
+        assert (installed["root"] / "schemas" / name).read_text(encoding="utf-8") == (REPO / "schemas" / name).read_text(encoding="utf-8")
+    assert any(re.search(r"\.dist-info/(licenses/)?LICENSE$", f) for f in files), "LICENSE is not in the wheel's metadata"
+
+
+def test_wheel_metadata(installed):
+    assert installed["version"] == pyproject_version()
+    assert "License :: OSI Approved :: MIT License" in installed["classifiers"]
+    assert "Typing :: Typed" in installed["classifiers"]
+    assert any(url.startswith("Homepage, https://") for url in installed["urls"])
+
+
+def test_installed_command_checks_every_bundled_ruleset_from_anywhere(installed, tmp_path):
+    script = Path(sys.executable).parent / "wartable"
+    assert script.is_file()
+    result = subprocess.run([str(script), "check", "--json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    names = sorted(p.stem for p in (REPO / "rulesdata").glob("*.yaml"))
+    assert sorted(entry["ruleset"] for entry in document["rulesets"]) == names
+    assert all(Path(entry["path"]).resolve().is_relative_to(installed["root"]) for entry in document["rulesets"])
+    version = subprocess.run([str(script), "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert version.stdout == f"wartable {pyproject_version()}\n"
