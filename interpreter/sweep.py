@@ -60,11 +60,18 @@ _TARGET = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def parse_target(text: str) -> tuple[str, tuple[str | int, ...]]:
     """``attacker[1].contact`` -> ("attacker", (1, "contact"))."""
+    name, path, _ = _parse_target(text)
+    return name, path
+
+
+def _parse_target(text: str) -> tuple[str, tuple[str | int, ...], tuple[int, ...]]:
+    """The name, the path, and where in ``text`` each step of the path starts."""
     match = _TARGET.match(text)
     if not match:
         raise SweepError(f"expected an input name, not {text[:40]!r}")
-    name, position, path = match.group(0), match.end(), []
+    name, position, path, starts = match.group(0), match.end(), [], []
     while position < len(text):
+        starts.append(position)
         if text[position] == ".":
             field = _TARGET.match(text, position + 1)
             if not field:
@@ -80,20 +87,21 @@ def parse_target(text: str) -> tuple[str, tuple[str | int, ...]]:
             position = close + 1
         else:
             raise SweepError(f"unexpected {text[position]!r} in {text!r}: write NAME, NAME.field or NAME[1].field", position)
-    return name, tuple(path)
+    return name, tuple(path), tuple(starts)
 
 
-def _type_at(type_: Type, path: tuple[str | int, ...], written: str) -> Type:
-    for step in path:
+def _type_at(type_: Type, path: tuple[str | int, ...], written: str, starts: tuple[int, ...] = ()) -> Type:
+    for index, step in enumerate(path):
+        offset = starts[index] if index < len(starts) else 0
         if isinstance(step, int):
             if not isinstance(type_, ListType):
-                raise SweepError(f"{written}: [{step}] needs a list, and this is {type_.describe()}")
+                raise SweepError(f"{written}: [{step}] needs a list, and this is {type_.describe()}", offset)
             type_ = type_.element
         else:
             field = type_.field(step) if isinstance(type_, RecordType) else None
             if field is None:
                 known = ", ".join(n for n, _ in type_.fields) if isinstance(type_, RecordType) else ""
-                raise SweepError(f"{written}: {type_.describe()} has no field '{step}'" + (f" (fields: {known})" if known else ""))
+                raise SweepError(f"{written}: {type_.describe()} has no field '{step}'" + (f" (fields: {known})" if known else ""), offset + 1)
             type_ = field
     return type_
 
@@ -124,11 +132,16 @@ _RANGE = re.compile(r"^\s*(-?\d{1,19})\s*\.\.\s*(-?\d{1,19})\s*$")
 def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
     """``NAME=A..B`` or ``NAME=V1,V2,…`` as written after ``--over``."""
     if "=" not in text:
-        raise SweepError("--over takes NAME=A..B or NAME=V1,V2,...")
+        raise SweepError("give NAME=A..B or NAME=V1,V2,...")
     written, values_text = text.split("=", 1)
     offset = len(written) + 1
-    name, path = parse_target(written.strip())
-    target_type = _target_type(ruleset, procedure, name, path, written.strip())
+    lead = len(written) - len(written.lstrip())
+    try:
+        name, path, starts = _parse_target(written.strip())
+        target_type = _target_type(ruleset, procedure, name, path, written.strip(), starts)
+    except SweepError as error:
+        raise SweepError(error.message, lead + error.offset) from None
+    what = f"input '{written.strip()}'"
     if isinstance(target_type, tuple):  # a choice: its options
         raw: list[Any] = []
         for part, start in _split_values(values_text):
@@ -147,7 +160,7 @@ def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
         values = list(range(low, high + 1))
         for value in values:
             try:
-                coerce(value, target_type, written.strip())
+                coerce(value, target_type, what)
             except CoercionError as error:
                 raise SweepError(error.message, offset) from None
         return _dimension(written.strip(), name, path, values)
@@ -158,7 +171,7 @@ def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
                 value = parse_command_line_value(part.strip(), target_type)
             else:
                 value = _flow_value(part)
-            coerce(value, target_type, written.strip())
+            coerce(value, target_type, what)
         except CoercionError as error:
             raise SweepError(error.message, offset + start + (len(part) - len(part.lstrip()))) from None
         values.append(to_plain(value))
@@ -186,7 +199,7 @@ def dimension_from_values(ruleset: Ruleset, procedure: str, written: str, values
         return _dimension(written, name, path, list(values), is_choice=True)
     for value in values:
         try:
-            coerce(value, target_type, written)
+            coerce(value, target_type, f"input '{written}'")
         except CoercionError as error:
             raise SweepError(error.message) from None
     return _dimension(written, name, path, [to_plain(v) for v in values])
@@ -198,11 +211,11 @@ def _dimension(written: str, name: str, path: tuple, values: list, is_choice: bo
     return Dimension(written, name, path, tuple(values), is_choice)
 
 
-def _target_type(ruleset: Ruleset, procedure: str, name: str, path: tuple, written: str) -> Type | tuple[str, ...]:
+def _target_type(ruleset: Ruleset, procedure: str, name: str, path: tuple, written: str, starts: tuple[int, ...] = ()) -> Type | tuple[str, ...]:
     compiled = procedure_of(ruleset, procedure)
     spec = compiled.input(name)
     if spec is not None:
-        return _type_at(spec.type, path, written)
+        return _type_at(spec.type, path, written, starts)
     choice = next((c for c in reachable_choices(ruleset, procedure) if c.name == name), None)
     if choice is not None:
         if path:
