@@ -10,13 +10,15 @@ collected with the position of the YAML that caused it.
 from __future__ import annotations
 
 import re
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any
 
 from . import ast
 from .errors import DiagnosticList, RulesetError
 from .inputs import CoercionError, coerce
-from .parser import TextOrigin, parse_expression, parse_procedure
+from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
+from .parser import TextOrigin, TokenBudget, parse_expression, parse_procedure
 from .ruleset import MISSING, Choice, Constant, Example, InputSpec, ModifierEntry, ModifierList, Note, Procedure, Ruleset, frozen_mapping
 from .tables import Axis, Heading, Table, coverage_problems, dice_range, parse_numeric_label, parse_ratio_label, parse_rolls, uncovered_totals
 from .values import ANY, BOOL, INT, STR, IntType, ListType, Record, RecordType, StrType, Type
@@ -41,7 +43,7 @@ def origin_for(doc: LoadedYaml, path: tuple) -> TextOrigin:
     source = doc.source_of(mark)
     style = doc.styles.get(path, "plain")
     if style in ("|", ">"):
-        lines = source.text.splitlines()
+        lines = source.lines
         first_line = mark.line + 1
         header = lines[mark.line - 1][mark.column - 1:] if mark.line - 1 < len(lines) else ""
         indicator = re.match(r"[|>][+-]?([1-9])?", header)
@@ -51,23 +53,23 @@ def origin_for(doc: LoadedYaml, path: tuple) -> TextOrigin:
             indent = len(key_line) - len(key_line.lstrip(" ")) + int(indicator.group(1))
         else:
             indent = 0
-            for line in lines[first_line - 1:]:
-                if line.strip():
-                    indent = len(line) - len(line.lstrip(" "))
+            for number in range(first_line - 1, len(lines)):
+                if lines[number].strip():
+                    indent = len(lines[number]) - len(lines[number].lstrip(" "))
                     break
         if style == ">":
             # folding joins lines: map every character of the value back to the file
             text = _get(doc.data, path)
-            char_map = _scalar_char_map(source.text, first_line, indent + 1, "plain", text) if isinstance(text, str) else None
+            char_map = _scalar_char_map(source.lines, first_line, indent + 1, "plain", text) if isinstance(text, str) else None
             return TextOrigin(source, first_line, indent + 1, indent + 1, char_map, text if char_map is not None else "")
         return TextOrigin(source, first_line, indent + 1, indent + 1)
     column = mark.column + (1 if style in ("'", '"') else 0)
     text = _get(doc.data, path)
-    char_map = _scalar_char_map(source.text, mark.line, mark.column, style, text) if isinstance(text, str) else None
+    char_map = _scalar_char_map(source.lines, mark.line, mark.column, style, text) if isinstance(text, str) else None
     return TextOrigin(source, mark.line, column, 1, char_map, text if char_map is not None else "")
 
 
-def _scalar_char_map(source_text: str, line: int, column: int, style: str, value: str) -> tuple[tuple[int, int], ...] | None:
+def _scalar_char_map(lines: tuple[str, ...], line: int, column: int, style: str, value: str) -> tuple[tuple[int, int], ...] | None:
     """The file position of each character of a flow scalar's value.
 
     Walks the source from the scalar's mark alongside the value: escapes
@@ -75,7 +77,6 @@ def _scalar_char_map(source_text: str, line: int, column: int, style: str, value
     line break folded into a space skips the next line's indentation.  Returns
     None when the two cannot be aligned (the caller then falls back to offsets).
     """
-    lines = source_text.splitlines()
     row, col = line - 1, column - 1
     if style in ("'", '"'):
         col += 1  # past the opening quote
@@ -84,7 +85,7 @@ def _scalar_char_map(source_text: str, line: int, column: int, style: str, value
         if row >= len(lines):
             return None
         current = lines[row]
-        if col >= len(current.rstrip()) and char in " \n":
+        if col >= len(current.rstrip()) and char in " \n\u2028\u2029":  # YAML keeps LS and PS as they are
             # a folded line break: continue at the next line's first non-space
             row += 1
             while row < len(lines) and not lines[row].strip():
@@ -118,10 +119,11 @@ def pos_of(doc: LoadedYaml, path: tuple, *, at_key: bool = False) -> ast.Pos:
 
 
 class Builder:
-    def __init__(self, documents: list[LoadedYaml], diagnostics: DiagnosticList):
+    def __init__(self, documents: list[LoadedYaml], diagnostics: DiagnosticList, limits: LoadLimits = DEFAULT_LOAD_LIMITS):
         self.main = documents[0]
         self.documents = documents
         self.diagnostics = diagnostics
+        self.limits = limits
         self.records: dict[str, RecordType] = {}
 
     def error(self, doc: LoadedYaml, path: tuple, message: str, *, at_key: bool = False) -> None:
@@ -133,6 +135,7 @@ class Builder:
         sections: dict[str, dict[str, Located]] = {name: {} for name in MERGED_SECTIONS}
         notes: list[Note] = []
         examples: list[Example] = []
+        example_names: set[str] = set()
         for doc in self.documents:
             data = doc.data if isinstance(doc.data, dict) else {}
             for section in MERGED_SECTIONS:
@@ -149,8 +152,9 @@ class Builder:
             for note in data.get("notes") or ():
                 notes.append(Note(note["topic"], note["text"], note.get("seed", ""), note.get("variant", "")))
             for index, example in enumerate(data.get("examples") or ()):
-                examples.append(self._example(doc, ("examples", index), example, examples))
+                examples.append(self._example(doc, ("examples", index), example, example_names))
         self._check_section_names(sections)
+        self._spend_procedure_tokens(sections)
         constants = {name: self._constant(name, item) for name, item in sections["constants"].items()}
         self._build_records(sections["types"])
         tables = {}
@@ -181,6 +185,25 @@ class Builder:
             examples=tuple(examples),
         )
 
+    def _spend_procedure_tokens(self, sections: dict[str, dict[str, Located]]) -> None:
+        """Count every modifier condition and procedure body against the token budget before parsing any.
+
+        Parsing costs ~25 us a token; a ruleset over the budget stops here, at once.
+        """
+        budget = TokenBudget(self.limits)
+        texts = [
+            (item.doc, item.path + ("entries", entry_name, "when"))
+            for item in sections["modifiers"].values() for entry_name in item.data["entries"]
+        ] + [(item.doc, item.path + ("body",)) for item in sections["procedures"].values()]
+        try:
+            for doc, path in texts:
+                text = _get(doc.data, path)
+                if isinstance(text, str):
+                    budget.spend(text, lambda: origin_for(doc, path))
+        except RulesetError as error:
+            self.diagnostics.extend(error.diagnostics)
+            self.diagnostics.raise_if_any()
+
     def _check_section_names(self, sections: dict[str, dict[str, Located]]) -> None:
         """One name, one meaning: a constant may not share a name with a table, say."""
         seen: dict[str, str] = {}
@@ -191,9 +214,10 @@ class Builder:
                 else:
                     seen[name] = section[:-1]
 
-    def _example(self, doc: LoadedYaml, path: tuple, data: dict, earlier: list[Example]) -> Example:
-        if any(e.name == data["name"] for e in earlier):
+    def _example(self, doc: LoadedYaml, path: tuple, data: dict, earlier_names: set[str]) -> Example:
+        if data["name"] in earlier_names:
             self.error(doc, path + ("name",), f"example '{data['name']}' is defined twice; names must be unique")
+        earlier_names.add(data["name"])
         marks = {}
         for key in ("procedure", "inputs", "choices", "dice", "expect", "violation", "odds"):
             if key in data:
@@ -225,38 +249,41 @@ class Builder:
             if builtin in pending:
                 item = pending.pop(builtin)
                 self.error(item.doc, item.path, f"'{builtin}' is a built-in type; name the record differently", at_key=True)
-        # Records may use records declared anywhere in the file: build in rounds.
-        while pending:
-            progressed = False
-            for name, item in list(pending.items()):
-                fields = item.data["fields"] if "fields" in item.data else {"": item.data}
-                needed = {self._referenced_record(spec) for spec in fields.values()} - {None}
-                if needed - set(self.records) - set(pending):
-                    progressed = True  # unknown names: build now and report them
-                elif needed - set(self.records):
-                    continue
-                if "fields" in item.data:
-                    self.records[name] = self._record(name, item)
-                else:  # a named type such as an enum shared by several inputs
-                    self.records[name] = self.type_from_spec(item.data, item.doc, item.path)
-                del pending[name]
-                progressed = True
-            if not progressed:
-                for name, item in pending.items():
-                    self.error(item.doc, item.path, f"type '{name}' contains itself (directly or through another type)", at_key=True)
-                break
+        # Records may use records declared anywhere in the file: build each
+        # after the types it names (Kahn's algorithm, in declaration order).
+        waiting_on: dict[str, set[str]] = {}
+        needed_by: dict[str, list[str]] = {name: [] for name in pending}
+        for name, item in pending.items():
+            fields = item.data["fields"] if "fields" in item.data else {"": item.data}
+            needed = {self._referenced_record(spec) for spec in fields.values()} & pending.keys()
+            waiting_on[name] = needed
+            for other in needed:
+                needed_by[other].append(name)
+        ready = deque(name for name in pending if not waiting_on[name])
+        while ready:
+            name = ready.popleft()
+            item = pending.pop(name)
+            if "fields" in item.data:
+                self.records[name] = self._record(name, item)
+            else:  # a named type such as an enum shared by several inputs
+                self.records[name] = self.type_from_spec(item.data, item.doc, item.path)
+            for other in needed_by[name]:
+                waiting_on[other].discard(name)
+                if not waiting_on[other] and other in pending:
+                    ready.append(other)
+        for name, item in pending.items():  # left waiting: a cycle, or a type that needs one
+            self.error(item.doc, item.path, f"type '{name}' contains itself (directly or through another type)", at_key=True)
 
     @staticmethod
     def _referenced_record(spec: dict) -> str | None:
-        kind = spec.get("type")
-        if kind == "list":
-            element = spec.get("of")
-            return element if isinstance(element, str) and element not in ("int", "bool", "str") else (
-                Builder._referenced_record(element) if isinstance(element, dict) else None
-            )
-        if kind in ("int", "bool", "str", "enum"):
+        """The record or named type a type spec uses (through any lists of lists), if any."""
+        while isinstance(spec, dict) and spec.get("type") == "list":
+            spec = spec.get("of")
+        if isinstance(spec, str):
+            return spec if spec not in ("int", "bool", "str") else None
+        if not isinstance(spec, dict) or spec.get("type") in ("int", "bool", "str", "enum"):
             return None
-        return kind
+        return spec.get("type")
 
     def _record(self, name: str, item: Located) -> RecordType:
         fields, defaults, descriptions = [], [], []
@@ -271,6 +298,17 @@ class Builder:
         return RecordType(name, tuple(fields), tuple(defaults), tuple(descriptions))
 
     def type_from_spec(self, spec: Any, doc: LoadedYaml, path: tuple) -> Type:
+        """The type a spec declares; a list of lists is unwrapped in a loop, not by recursion."""
+        list_specs = []
+        while isinstance(spec, dict) and spec.get("type") == "list":
+            list_specs.append(spec)
+            spec, path = spec["of"], path + ("of",)
+        element = self._element_type(spec, doc, path)
+        for outer in reversed(list_specs):
+            element = ListType(element, outer.get("max_items"))
+        return element
+
+    def _element_type(self, spec: Any, doc: LoadedYaml, path: tuple) -> Type:
         if isinstance(spec, str):
             spec = {"type": spec}
         kind = spec["type"]
@@ -285,15 +323,13 @@ class Builder:
             return STR
         if kind == "enum":
             values = spec["values"]
-            duplicates = sorted({v for v in values if values.count(v) > 1})
+            duplicates = sorted(value for value, times in Counter(values).items() if times > 1)
             if duplicates:
                 self.error(doc, path + ("values",), f"enum value '{duplicates[0]}' is listed twice")
             return StrType(tuple(values))
-        if kind == "list":
-            return ListType(self.type_from_spec(spec["of"], doc, path + ("of",)), spec.get("max_items"))
         if kind in self.records:
             return self.records[kind]
-        known = ", ".join(["int", "bool", "str", "enum", "list"] + sorted(self.records))
+        known = _listing(["int", "bool", "str", "enum", "list"] + sorted(self.records))
         self.error(doc, path + ("type",) if isinstance(doc.data, dict) else path, f"unknown type '{kind}' (types: {known})")
         return ANY
 
@@ -306,13 +342,23 @@ class Builder:
 
     # ---- tables -----------------------------------------------------------------------
 
-    def _heading(self, entry: Any, doc: LoadedYaml, path: tuple) -> Heading:
+    def _heading(self, entry: Any, doc: LoadedYaml, path: tuple, described_at: tuple) -> Heading:
+        """The heading ``entry`` (at ``path``); a mapping entry is written at ``described_at``."""
+        try:
+            return self._parse_heading(entry, doc, described_at)
+        except OverLimit as error:
+            label = str(entry["label"]) if isinstance(entry, dict) else str(entry)
+            at = described_at + ("range",) if isinstance(entry, dict) and "range" in entry else path
+            self.error(doc, at, f"heading {_show(label)}: {error}")
+            return Heading(label, members=frozenset({label.casefold()}))
+
+    def _parse_heading(self, entry: Any, doc: LoadedYaml, described_at: tuple) -> Heading:
         if isinstance(entry, dict):
             label = str(entry["label"])
             if "range" in entry:
-                bounds = parse_numeric_label(str(entry["range"]))
+                bounds = parse_numeric_label(str(entry["range"]), self.limits)
                 if bounds is None:
-                    self.error(doc, path + ("range",), f"range {entry['range']!r} is not a number or range such as \"81+\" or \"3-4\"")
+                    self.error(doc, described_at + ("range",), f"range {entry['range']!r} is not a number or range such as \"81+\" or \"3-4\"")
                     return Heading(label, members=frozenset({label.casefold()}))
                 return Heading(label, bounds[0], bounds[1], numeric=True)
             members = frozenset({label.casefold()} | {m.casefold() for m in entry.get("match", ())})
@@ -320,16 +366,17 @@ class Builder:
                 return Heading(label, members=members, otherwise=bool(entry.get("otherwise")))
             entry = label
         label = str(entry)
-        bounds = parse_numeric_label(label)
+        bounds = parse_numeric_label(label, self.limits)
         if bounds is not None:
             return Heading(label, bounds[0], bounds[1], numeric=True)
-        odds = parse_ratio_label(label)
+        odds = parse_ratio_label(label, self.limits)
         if odds is not None:
             return Heading(label, ratio=odds[0], ratio_open=odds[1])
         return Heading(label, members=frozenset({label.casefold()}))
 
-    def _axis(self, spec: dict, labels: list[tuple[Any, tuple]], edge: str, doc: LoadedYaml) -> Axis:
-        headings = tuple(self._heading(label, doc, path) for label, path in labels)
+    def _axis(self, spec: dict, labels: list[tuple[Any, tuple, tuple]], edge: str, doc: LoadedYaml) -> Axis:
+        """An axis from (heading, its path, where a mapping heading is written) triples."""
+        headings = tuple(self._heading(label, doc, path, described_at) for label, path, described_at in labels)
         return Axis(spec["name"], headings, edge, spec.get("dice"))
 
     def _check_axis(self, axis: Axis, label_paths: list[tuple], doc: LoadedYaml, axis_path: tuple, what: str, at_key: bool) -> None:
@@ -360,13 +407,16 @@ class Builder:
         if len(otherwise) > 1:
             self.error(doc, axis_path, f"{what}: only one heading may say otherwise: true")
         if axis.dice is not None:
-            count, _ = dice_range(axis.dice)
-            if count < 1:
+            try:
+                low, high = dice_range(axis.dice, self.limits)
+            except OverLimit as error:
+                self.error(doc, axis_path + ("dice",), f"{what}: {error}")
+                return
+            if low < 1:
                 self.error(doc, axis_path + ("dice",), f"{what}: {axis.dice} rolls no dice")
             else:
-                missing = uncovered_totals(axis)
+                missing = uncovered_totals(axis, low, high, at_most=9)
                 if missing:
-                    low, high = dice_range(axis.dice)
                     shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
                     self.error(doc, axis_path + ("dice",), f"{what} do not cover the die: {axis.dice} rolls {low}-{high}, but no row holds {shown}")
 
@@ -376,19 +426,19 @@ class Builder:
         row_extras = data["rows"].get("headings", {})
         for extra in row_extras:
             if extra not in cells:
-                self.error(doc, path + ("rows", "headings", extra), f"heading '{extra}' is not a row of the table (rows: {', '.join(cells)})", at_key=True)
+                self.error(doc, path + ("rows", "headings", extra), f"heading '{extra}' is not a row of the table (rows: {_listing(cells)})", at_key=True)
         row_labels = []
         for label in cells:
             extra = row_extras.get(label)
             if isinstance(extra, dict):
                 if "label" in extra and str(extra["label"]) != str(label):
                     self.error(doc, path + ("rows", "headings", label, "label"), f"label '{extra['label']}' differs from the row it describes ('{label}'); leave label out")
-                row_labels.append(({**extra, "label": label}, path + ("cells", label)))
+                row_labels.append(({**extra, "label": label}, path + ("cells", label), path + ("rows", "headings", label)))
             else:
-                row_labels.append((label, path + ("cells", label)))
+                row_labels.append((label, path + ("cells", label), path + ("cells", label)))
         edges = data["edges"]
         rows = self._axis(data["rows"], row_labels, edges["rows"], doc)
-        self._check_axis(rows, [p for _, p in row_labels], doc, path + ("rows",), "rows", at_key=True)
+        self._check_axis(rows, [p for _, p, _ in row_labels], doc, path + ("rows",), "rows", at_key=True)
         columns = None
         if "columns" in data:
             spec = data["columns"]
@@ -397,9 +447,9 @@ class Builder:
                 return None
             if "columns" not in edges:
                 self.error(doc, path + ("edges",), "edges.columns is required: say what a lookup does past the last column (clamp or error)")
-            column_labels = [(entry, path + ("columns", "entries", i)) for i, entry in enumerate(spec["entries"])]
+            column_labels = [(entry, path + ("columns", "entries", i), path + ("columns", "entries", i)) for i, entry in enumerate(spec["entries"])]
             columns = self._axis(spec, column_labels, edges.get("columns", "error"), doc)
-            self._check_axis(columns, [p for _, p in column_labels], doc, path + ("columns",), "columns", at_key=False)
+            self._check_axis(columns, [p for _, p, _ in column_labels], doc, path + ("columns",), "columns", at_key=False)
             if "dice" in spec:
                 self.error(doc, path + ("columns", "dice"), "only rows may be keyed by a die roll")
         elif "columns" in edges:
@@ -407,6 +457,11 @@ class Builder:
         results = data.get("results")
         result_fields = self._result_fields(results, doc, path + ("results",)) if results else None
         width = len(columns.headings) if columns else 1
+        record_values = len(cells) * width * (len(result_fields) + 1 if result_fields is not None else 1)
+        if record_values > self.limits.max_nodes:  # every cell record holds every field
+            self.error(doc, path + ("cells",), f"table '{name}' would hold {record_values} values (cells times result fields): "
+                       f"too many values: the limit is {self.limits.max_nodes}")
+            return None
         table_cells, printed, provenance = [], [], []
         for label, row in cells.items():
             row_path = path + ("cells", label)
@@ -463,13 +518,13 @@ class Builder:
             if key in results:
                 target = results[key]
                 if target not in types:
-                    self.error(doc, path + (key,), f"'{target}' is not one of the result fields ({', '.join(types)})")
+                    self.error(doc, path + (key,), f"'{target}' is not one of the result fields ({_listing(types)})")
                 elif types[target] != wanted:
                     self.error(doc, path + (key,), f"field '{target}' must be of type {'int' if key == 'number' else 'rolls'}")
         for code, spec in (results.get("codes") or {}).items():
             for field_name, value in (spec.get("set") or {}).items():
                 if field_name not in types:
-                    self.error(doc, path + ("codes", code, "set", field_name), f"code '{code}' sets unknown field '{field_name}' (fields: {', '.join(types)})", at_key=True)
+                    self.error(doc, path + ("codes", code, "set", field_name), f"code '{code}' sets unknown field '{field_name}' (fields: {_listing(types)})", at_key=True)
                 else:
                     self._coerce_at(value, types[field_name], doc, path + ("codes", code, "set", field_name), f"{code}.{field_name}")
         return types
@@ -495,15 +550,19 @@ class Builder:
                 for field_name, value in (codes[code].get("set") or {}).items():
                     values[field_name] = tuple(value) if isinstance(value, list) else value
                 continue
-            if "number" in results and re.fullmatch(r"-?\d+", token):
-                values[results["number"]] = int(token)
-                continue
-            rolls = parse_rolls(token) if "rolls" in results else None
+            try:
+                if "number" in results and re.fullmatch(r"-?[0-9]+", token):
+                    values[results["number"]] = self.limits.integer(token)
+                    continue
+                rolls = parse_rolls(token, self.limits) if "rolls" in results else None
+            except OverLimit as error:
+                self.error(doc, path, f"cell {_show(text)} of table '{table}': {error}")
+                break
             if rolls is not None:
                 values[results["rolls"]] = rolls
                 continue
-            declared = ", ".join(codes) or "none"
-            self.error(doc, path, f"cell {text!r} of table '{table}': '{token}' is not a declared result code (codes: {declared})"
+            declared = _listing(codes) or "none"
+            self.error(doc, path, f"cell {_show(text)} of table '{table}': '{token[:40]}' is not a declared result code (codes: {declared})"
                        + (", a number" if "number" in results else "") + (", or die faces such as 2,3,4" if "rolls" in results else ""))
             break
         return _record_for_cell(table, text, values)
@@ -530,7 +589,7 @@ class Builder:
         text = _get(doc.data, path)
         origin = origin_for(doc, path)
         try:
-            return parse_expression(text, origin)
+            return parse_expression(text, origin, self.limits)
         except RulesetError as error:
             self.diagnostics.extend(error.diagnostics)
             return ast.BoolLit(origin.pos(1, 1), False)
@@ -551,7 +610,7 @@ class Builder:
         for choice_name, spec in (data.get("choices") or {}).items():
             choice_path = path + ("choices", choice_name)
             if spec["default"] not in spec["options"]:
-                self.error(doc, choice_path + ("default",), f"default '{spec['default']}' is not one of the options ({', '.join(spec['options'])})")
+                self.error(doc, choice_path + ("default",), f"default '{spec['default']}' is not one of the options ({_listing(spec['options'])})")
             choices.append(
                 Choice(choice_name, tuple(spec["options"]), spec["default"], spec.get("description", ""), spec.get("rule", ""), pos_of(doc, choice_path, at_key=True))
             )
@@ -560,7 +619,7 @@ class Builder:
             self.error(doc, body_path, "write the body as a literal block (body: |), not a folded one (>): line breaks matter for positions")
             return None
         try:
-            body = parse_procedure(data["body"], origin_for(doc, body_path))
+            body = parse_procedure(data["body"], origin_for(doc, body_path), self.limits)
         except RulesetError as error:
             self.diagnostics.extend(error.diagnostics)
             return None
@@ -568,6 +627,17 @@ class Builder:
             name, data["title"], data["rule"], data.get("description", ""), tuple(inputs), tuple(choices), body, pos_of(doc, path, at_key=True),
             data["body"],
         )
+
+
+def _listing(names, shown: int = 12) -> str:
+    """Names for a message: the first few, and how many in all (a message never grows with the ruleset)."""
+    names = list(names)
+    listed = ", ".join(map(str, names[:shown]))
+    return listed if len(names) <= shown else f"{listed}, ... ({len(names)} in all)"
+
+
+def _show(text: str, width: int = 40) -> str:
+    return repr(text if len(text) <= width else text[:width] + "...")
 
 
 def _kind_name(t: Type) -> str:

@@ -9,22 +9,54 @@ parser's line and column back to that file so errors point into the YAML.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from importlib import resources
+from typing import Callable
 
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast
 from .errors import RulesetError, Source
+from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
+
+# YAML counts these as line breaks (errors.LINE_BREAK) and keeps LS and PS in a
+# scalar's value: the parser sees them as the line breaks they are in the file,
+# so its line numbers stay the file's.
+_AS_NEWLINE = str.maketrans({"\x85": "\n", "\u2028": "\n", "\u2029": "\n"})
+# The pre-scan's tokens: a string, a comment (not counted), a word or number,
+# a two-character operator, any other character.  Close to the grammar's own
+# tokens, and far cheaper to count than to parse.
+_TOKEN_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[A-Za-z0-9_]+|//|==|!=|<=|>=|\.\.|\S')
+# What the bracket scan looks at: strings and comments (skipped), brackets.
+_BRACKET_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[(\[]|[)\]]')
 
 
-@dataclass(frozen=True)
-class ParseLimits:
-    """Caps that keep hostile procedures from exhausting the recursive passes."""
+class TokenBudget:
+    """The procedure tokens one ruleset may hold (:attr:`LoadLimits.max_procedure_tokens`).
 
-    max_chars: int = 200_000
-    max_depth: int = 200
+    One per load: the builder spends every procedure body and modifier
+    condition from it *before* parsing any, so a ruleset over the budget is
+    refused at once, not after seconds of parsing.
+    """
+
+    def __init__(self, limits: LoadLimits):
+        self.limit = limits.max_procedure_tokens
+        self.left = self.limit
+
+    def spend(self, text: str, origin_of: Callable[[], TextOrigin]) -> None:
+        """Take ``text``'s tokens; RulesetError at the first token past the budget (``origin_of()`` places it)."""
+        text = text.translate(_AS_NEWLINE)
+        for match in _TOKEN_SCAN.finditer(text):
+            if match.group()[0] == "#":
+                continue
+            self.left -= 1
+            if self.left < 0:
+                pos = origin_of().pos(*_line_column(text, match.start()))
+                raise RulesetError(pos.diagnostic(
+                    f"too much procedure text: the procedures and conditions of one ruleset may hold {self.limit} tokens in all"
+                ))
 
 
 @dataclass(frozen=True)
@@ -59,7 +91,8 @@ class TextOrigin:
 
 
 def _index_of(text: str, line: int, column: int) -> int:
-    """Index into ``text`` of a 1-based line and column."""
+    """Index into ``text`` of a 1-based line and column (as the parser counts them)."""
+    text = text.translate(_AS_NEWLINE)
     start = 0
     for _ in range(line - 1):
         newline = text.find("\n", start)
@@ -126,21 +159,44 @@ def _syntax_error(error: UnexpectedInput, origin: TextOrigin, parser: Lark, text
     return RulesetError(pos.diagnostic(message))
 
 
-def _tree_depth(tree: Tree) -> int:
-    deepest = 0
+def _line_column(text: str, index: int) -> tuple[int, int]:
+    """The parser's 1-based line and column of character ``index`` of ``text``."""
+    return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def _check_brackets(text: str, origin: TextOrigin, limits: LoadLimits) -> None:
+    """Refuse brackets nested past the depth limit before parsing: a cheap linear scan.
+
+    (The parser would accept 100,000 nested parentheses, after several seconds.)
+    """
+    depth = 0
+    for match in _BRACKET_SCAN.finditer(text):
+        bracket = match.group()
+        if bracket in "([":
+            depth += 1
+            if depth > limits.max_procedure_depth:
+                pos = origin.pos(*_line_column(text, match.start()))
+                raise RulesetError(pos.diagnostic(f"procedure is nested too deeply: more than {limits.max_procedure_depth} brackets open at once"))
+        elif bracket in ")]":
+            depth = max(depth - 1, 0)
+
+
+def _too_deep(tree: Tree, limit: int) -> Tree | None:
+    """The first node nested deeper than ``limit`` (or None); iterative, never recursive."""
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
-        deepest = max(deepest, depth)
+        if depth > limit:
+            return node
         for child in node.children:
             if isinstance(child, Tree):
                 stack.append((child, depth + 1))
-    return deepest
+    return None
 
 
 def _last_token_end(text: str) -> tuple[int, int]:
     """Line and column just after the last character that is not space or a comment."""
-    lines = text.splitlines() or [""]
+    lines = text.split("\n")
     for number in range(len(lines), 0, -1):
         code = lines[number - 1].split("#", 1)[0].rstrip()
         if code:
@@ -151,9 +207,17 @@ def _last_token_end(text: str) -> tuple[int, int]:
 class _ToAst(Transformer_NonRecursive):
     """Lark tree -> frozen dataclasses, positions mapped through the origin."""
 
-    def __init__(self, origin: TextOrigin):
+    def __init__(self, origin: TextOrigin, limits: LoadLimits):
         super().__init__()
         self.origin = origin
+        self.limits = limits
+
+    def _literal(self, parse, token: Token):
+        """A number or die literal, held to the loading limits (positioned at the token)."""
+        try:
+            return parse(str(token))
+        except OverLimit as error:
+            raise RulesetError(self._tok(token).diagnostic(str(error))) from None
 
     def _pos(self, meta) -> ast.Pos:
         if getattr(meta, "empty", True):
@@ -311,7 +375,7 @@ class _ToAst(Transformer_NonRecursive):
 
     def int_lit(self, children):
         token = children[0]
-        return ast.IntLit(self._tok(token), int(token))
+        return ast.IntLit(self._tok(token), self._literal(self.limits.integer, token))
 
     def str_lit(self, children):
         token = children[0]
@@ -332,9 +396,8 @@ class _ToAst(Transformer_NonRecursive):
     def dice_lit(self, children):
         token = children[0]
         pos = self._tok(token)
-        count_text, sides_text = str(token).split("d")
-        count = int(count_text) if count_text else 1
-        return ast.Dice(pos, ast.IntLit(pos, count), ast.IntLit(pos, int(sides_text)), str(token))
+        count, sides = self._literal(self.limits.dice, token)
+        return ast.Dice(pos, ast.IntLit(pos, count), ast.IntLit(pos, sides), str(token))
 
     @v_args(meta=True)
     def list_lit(self, meta, children):
@@ -393,26 +456,32 @@ def _unquote(token: str) -> str:
     return "".join(out)
 
 
-def _parse(text: str, origin: TextOrigin, parser: Lark, limits: ParseLimits):
-    if len(text) > limits.max_chars:
-        raise RulesetError(origin.pos(1, 1).diagnostic(f"procedure text is too long ({len(text)} characters; the limit is {limits.max_chars})"))
+def _parse(text: str, origin: TextOrigin, parser: Lark, limits: LoadLimits):
+    if len(text) > limits.max_procedure_chars:
+        raise RulesetError(origin.pos(1, 1).diagnostic(
+            f"procedure text is too long ({len(text)} characters; the limit is {limits.max_procedure_chars})"
+        ))
+    text = text.translate(_AS_NEWLINE)
+    _check_brackets(text, origin, limits)
     try:
         tree = parser.parse(text)
     except UnexpectedInput as error:
         raise _syntax_error(error, origin, parser, text) from None
-    if _tree_depth(tree) > limits.max_depth:
-        raise RulesetError(origin.pos(1, 1).diagnostic(f"procedure is nested too deeply (more than {limits.max_depth} levels)"))
+    deep = _too_deep(tree, limits.max_procedure_depth)
+    if deep is not None:
+        where = origin.pos(deep.meta.line, deep.meta.column) if not getattr(deep.meta, "empty", True) else origin.pos(1, 1)
+        raise RulesetError(where.diagnostic(f"procedure is nested too deeply (more than {limits.max_procedure_depth} levels)"))
     try:
-        return _ToAst(origin).transform(tree)
-    except VisitError as error:  # a bug in the transformer: keep the traceback
+        return _ToAst(origin, limits).transform(tree)
+    except VisitError as error:  # a RulesetError from a literal, or a bug in the transformer: keep its traceback
         raise error.orig_exc
 
 
-def parse_procedure(text: str, origin: TextOrigin, limits: ParseLimits = ParseLimits()) -> ast.Block:
+def parse_procedure(text: str, origin: TextOrigin, limits: LoadLimits = DEFAULT_LOAD_LIMITS) -> ast.Block:
     """Parse a procedure body.  Raises RulesetError with a positioned message."""
     return _parse(text, origin, _parser(), limits)
 
 
-def parse_expression(text: str, origin: TextOrigin, limits: ParseLimits = ParseLimits()) -> ast.Expr:
+def parse_expression(text: str, origin: TextOrigin, limits: LoadLimits = DEFAULT_LOAD_LIMITS) -> ast.Expr:
     """Parse one expression (a modifier's condition, say)."""
     return _parse(text, origin, _expression_parser(), limits)

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-_NUM = r"([+-]?\d+)"
+from .load_limits import LoadLimits, OverLimit
+
+_NUM = r"([+-]?[0-9]+)"
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), kind)
     for pattern, kind in (
@@ -30,18 +32,21 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
-def parse_numeric_label(label: str) -> tuple[int | None, int | None] | None:
-    """``"3-4"`` -> (3, 4); ``"11+"`` -> (11, None); a category -> None."""
+def parse_numeric_label(label: str, limits: LoadLimits) -> tuple[int | None, int | None] | None:
+    """``"3-4"`` -> (3, 4); ``"11+"`` -> (11, None); a category -> None.
+
+    Raises OverLimit for a number past ``limits.max_int_bits``.
+    """
     text = label.strip()
     for pattern, kind in _PATTERNS:
         match = pattern.match(text)
         if not match:
             continue
-        first = int(match.group(1))
+        first = limits.integer(match.group(1))
         if kind == "exact":
             return first, first
         if kind == "between":
-            return first, int(match.group(2))
+            return first, limits.integer(match.group(2))
         if kind == "at_least":
             return first, None
         if kind == "at_most":
@@ -53,17 +58,23 @@ def parse_numeric_label(label: str) -> tuple[int | None, int | None] | None:
     return None
 
 
-_RATIO = re.compile(r"^(\d+)\s*:\s*(\d+)\s*(\+|\(\+\)|or more|-|\(-\)|or less)?$", re.IGNORECASE)
+_RATIO = re.compile(r"^([0-9]+)\s*:\s*([0-9]+)\s*(\+|\(\+\)|or more|-|\(-\)|or less)?$", re.IGNORECASE)
 
 
-def parse_ratio_label(label: str) -> tuple[Fraction, str | None] | None:
-    """``"3:1"`` -> (3, None); ``"6:1+"`` -> (6, "up"); ``"1:3-"`` -> (1/3, "down")."""
+def parse_ratio_label(label: str, limits: LoadLimits) -> tuple[Fraction, str | None] | None:
+    """``"3:1"`` -> (3, None); ``"6:1+"`` -> (6, "up"); ``"1:3-"`` -> (1/3, "down").
+
+    Raises OverLimit for a number past ``limits.max_int_bits``.
+    """
     match = _RATIO.match(label.strip())
-    if not match or int(match.group(2)) == 0:
+    if not match:
+        return None
+    attack, defense = limits.integer(match.group(1)), limits.integer(match.group(2))
+    if defense == 0:
         return None
     suffix = (match.group(3) or "").lower()
     open_end = "up" if suffix in ("+", "(+)", "or more") else ("down" if suffix else None)
-    return Fraction(int(match.group(1)), int(match.group(2))), open_end
+    return Fraction(attack, defense), open_end
 
 
 def show_ratio(value: Fraction) -> str:
@@ -71,27 +82,30 @@ def show_ratio(value: Fraction) -> str:
     return f"{value.numerator}:{value.denominator}"
 
 
-_ROLLS = re.compile(r"^\d+(\s*(,|-|–|—)\s*\d+)*$")
+_ROLLS = re.compile(r"^[0-9]+(\s*(,|-|–|—)\s*[0-9]+)*$")
 
 
-def parse_rolls(text: str) -> tuple[int, ...] | None:
-    """``"2,3,4,5,6"`` -> (2, 3, 4, 5, 6); ``"1 – 3"`` -> (1, 2, 3)."""
+def parse_rolls(text: str, limits: LoadLimits) -> tuple[int, ...] | None:
+    """``"2,3,4,5,6"`` -> (2, 3, 4, 5, 6); ``"1 – 3"`` -> (1, 2, 3); not die faces -> None.
+
+    The faces are counted before any range is spelled out: more than
+    ``limits.max_faces`` of them (``"1-999999999"``) raise OverLimit.
+    """
     text = text.strip()
     if not _ROLLS.match(text):
         return None
-    faces: list[int] = []
+    spans: list[tuple[int, int]] = []
     for part in text.split(","):
         bounds = re.split(r"\s*(?:-|–|—)\s*", part.strip())
-        if len(bounds) == 1:
-            faces.append(int(bounds[0]))
-        elif len(bounds) == 2:
-            low, high = int(bounds[0]), int(bounds[1])
-            if low > high:
-                return None
-            faces.extend(range(low, high + 1))
-        else:
+        if len(bounds) > 2:
             return None
-    return tuple(sorted(set(faces)))
+        low, high = limits.integer(bounds[0]), limits.integer(bounds[-1])
+        if low > high:
+            return None
+        spans.append((low, high))
+    if sum(high - low + 1 for low, high in spans) > limits.max_faces:
+        raise OverLimit(f"die faces {text[:24]!r}{'...' if len(text) > 24 else ''} list more than {limits.max_faces} faces, the limit for one die")
+    return tuple(sorted({face for low, high in spans for face in range(low, high + 1)}))
 
 
 @dataclass(frozen=True)
@@ -281,16 +295,29 @@ def coverage_problems(headings: tuple[Heading, ...] | list[Heading]) -> list[tup
     return problems
 
 
-def dice_range(dice: str) -> tuple[int, int]:
-    count_text, sides_text = dice.split("d")
-    count = int(count_text) if count_text else 1
-    return count, count * int(sides_text)
+def dice_range(dice: str, limits: LoadLimits) -> tuple[int, int]:
+    """The lowest and highest total of a die spec (``2d6`` -> (2, 12)); OverLimit past the dice limits."""
+    count, faces = limits.dice(dice)
+    return count, count * faces
 
 
-def uncovered_totals(axis: Axis) -> list[int]:
-    """Die totals the rows do not cover (for rows keyed by a die roll)."""
-    if axis.dice is None:
-        return []
-    low, high = dice_range(axis.dice)
-    numeric = [h for h in axis.headings if h.numeric]
-    return [total for total in range(low, high + 1) if not any(h.holds_number(total) for h in numeric)]
+def uncovered_totals(axis: Axis, low: int, high: int, at_most: int) -> list[int]:
+    """The first ``at_most`` totals from ``low`` to ``high`` that no numeric heading holds.
+
+    Worked out from the headings' bounds, never by listing every total, so a
+    huge die costs no more than a small one.
+    """
+    spans = sorted(
+        (h.low if h.low is not None else low, h.high if h.high is not None else high)
+        for h in axis.headings if h.numeric
+    )
+    missing: list[int] = []
+    next_uncovered = low
+    for start, end in spans + [(high + 1, high + 1)]:
+        while next_uncovered < min(start, high + 1) and len(missing) < at_most:
+            missing.append(next_uncovered)
+            next_uncovered += 1
+        if len(missing) >= at_most:
+            break
+        next_uncovered = max(next_uncovered, end + 1)
+    return missing

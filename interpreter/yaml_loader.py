@@ -26,25 +26,18 @@ import yaml
 from yaml.reader import ReaderError
 
 from .errors import Diagnostic, DiagnosticList, RulesetError, Source
+from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
 
-
-@dataclass(frozen=True)
-class YamlLimits:
-    """Resource limits for one file, checked before and while parsing."""
-
-    max_bytes: int = 5_000_000
-    max_depth: int = 64
-    max_nodes: int = 500_000
-    max_scalar_chars: int = 1_000_000
-    max_diagnostics: int = 100
-
-
-DEFAULT_LIMITS = YamlLimits()
+# This module checks LoadLimits' max_bytes, max_depth, max_nodes,
+# max_scalar_chars, max_diagnostics and max_int_bits (the YAML ones); the
+# older names stay for callers that set them.
+YamlLimits = LoadLimits
+DEFAULT_LIMITS = DEFAULT_LOAD_LIMITS
 # libyaml's parser when PyYAML was built with it, else the pure-Python one.
 YAML_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Mark:
     """A 1-based position, as editors show it.
 
@@ -66,6 +59,7 @@ class LoadedYaml:
     value_marks: Mapping[tuple, Mark]
     key_marks: Mapping[tuple, Mark]
     styles: Mapping[tuple, str]
+    nodes: int = 0  # values read, counting those of the same ruleset's earlier files (see load_yaml)
 
     def mark(self, path) -> Mark:
         """Start of the value at the longest existing prefix of ``path``."""
@@ -94,8 +88,7 @@ _TIMESTAMP = (r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
               r"(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
               r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?")
 # Plain scalars that YAML 1.1 (PyYAML, yaml.v2, ...) and YAML 1.2 read differently.
-_AMBIGUOUS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), reading) for pattern, reading in (
+_AMBIGUOUS_READINGS: tuple[tuple[str, str], ...] = (
         (r"(?i:y|yes|on)", "YAML 1.1 reads it as true"),
         (r"(?i:n|no|off)", "YAML 1.1 reads it as false"),
         (r"[-+]?\.(?:nan|NaN|NAN|inf|Inf|INF)", "YAML reads it as a non-finite float"),
@@ -109,7 +102,10 @@ _AMBIGUOUS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"[-+]?(?=[0-9._]*_)(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+][0-9]+)?",
          "YAML 1.1 reads it as a number, ignoring '_'"),
         (r"[-+]?0[0-9]+", "YAML 1.1 reads it as an octal number"),
-    ))
+)
+# One pattern for them all (a plain scalar is tested once, not twelve times);
+# the group that matched, a0, a1, ..., names the reading.
+_AMBIGUOUS = re.compile("|".join(f"(?P<a{index}>{pattern})" for index, (pattern, _) in enumerate(_AMBIGUOUS_READINGS)))
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
@@ -121,22 +117,23 @@ def _show(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
-def _resolve_plain(text: str) -> tuple[object, str | None]:
+def _resolve_plain(text: str, limits: LoadLimits) -> tuple[object, str | None]:
     """YAML 1.2 core resolution of a plain scalar, restricted; (value, problem)."""
-    for pattern, reading in _AMBIGUOUS:
-        if pattern.fullmatch(text):
-            return text, f"ambiguous plain value {_show(text)} ({reading}): quote it"
+    ambiguous = _AMBIGUOUS.fullmatch(text)
+    if ambiguous:
+        reading = _AMBIGUOUS_READINGS[int(ambiguous.lastgroup[1:])][1]
+        return text, f"ambiguous plain value {_show(text)} ({reading}): quote it"
     if text in _NULLS:
         return None, None
     if text in _BOOLS:
         return _BOOLS[text], None
-    try:
-        if _INT.fullmatch(text):
-            return int(text), None
-        if _FLOAT.fullmatch(text) and math.isfinite(number := float(text)):
-            return number, None
-    except ValueError:
-        pass  # more digits than int() converts
+    if _INT.fullmatch(text):
+        try:
+            return limits.integer(text), None
+        except OverLimit as error:
+            return text, f"{error}: quote it if it is text"
+    if _FLOAT.fullmatch(text) and math.isfinite(float(text)):
+        return float(text), None
     if _FLOAT.fullmatch(text):
         return text, f"number {_show(text)} is out of range: quote it if it is text"
     return text, None
@@ -145,12 +142,6 @@ def _resolve_plain(text: str) -> tuple[object, str | None]:
 def _yaml_mark(mark) -> Mark:
     """A 1-based Mark from PyYAML's or libyaml's 0-based mark."""
     return Mark(mark.line + 1, mark.column + 1)
-
-
-def _offset_mark(text: str, index: int) -> Mark:
-    """The position of character ``index`` of ``text``."""
-    before = text[:max(index, 0)]
-    return Mark(before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1)
 
 
 @dataclass(slots=True)
@@ -167,15 +158,17 @@ class _Frame:
 class _Builder:
     """Turns an event stream into data and marks, collecting diagnostics."""
 
-    def __init__(self, source: Source, limits: YamlLimits) -> None:
+    def __init__(self, source: Source, limits: LoadLimits, nodes_before: int = 0) -> None:
         self.source, self.limits = source, limits
+        self.nodes_before = nodes_before
         self.diags = DiagnosticList()
         self.stack: list[_Frame] = []
         self.root: object = None
         self.value_marks: dict[tuple, Mark] = {(): Mark(1, 1)}
         self.key_marks: dict[tuple, Mark] = {}
         self.styles: dict[tuple, str] = {}
-        self.documents = self.nodes = 0
+        self.documents = 0
+        self.nodes = nodes_before
 
     def error(self, mark: Mark, message: str) -> None:
         self.diags.add(self.source.diagnostic(mark.line, mark.column, message))
@@ -192,7 +185,7 @@ class _Builder:
                 except yaml.YAMLError as exc:
                     return self.yaml_error(exc, loader)
                 except UnicodeEncodeError as exc:  # libyaml: lone surrogates
-                    return self.error(_offset_mark(self.source.text, exc.start),
+                    return self.error(Mark(*self.source.position(exc.start)),
                                       f"unacceptable character #x{ord(exc.object[exc.start]):04x}: {exc.reason}")
                 except (ValueError, TypeError) as exc:
                     return self.error(Mark(1, 1), f"cannot read YAML: {exc}")
@@ -209,7 +202,7 @@ class _Builder:
                 raw = self.source.text.encode("utf-8", "surrogatepass")[:index]
                 index = len(raw.decode("utf-8", "ignore"))
             char = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
-            return self.error(_offset_mark(self.source.text, index),
+            return self.error(Mark(*self.source.position(index)),
                               f"unacceptable character {char}: {exc.reason}")
         if isinstance(exc, yaml.MarkedYAMLError):
             at = exc.problem_mark or exc.context_mark
@@ -236,7 +229,8 @@ class _Builder:
         mark = _yaml_mark(event.start_mark)
         self.nodes += 1
         if self.nodes > self.limits.max_nodes:
-            self.error(mark, f"too many values: the limit is {self.limits.max_nodes}")
+            together = " in all the files of a ruleset" if self.nodes_before else ""
+            self.error(mark, f"too many values: the limit is {self.limits.max_nodes}{together}")
             return False
         if event.anchor is not None:
             found = f"alias '*{event.anchor}'" if isinstance(event, yaml.AliasEvent) else f"anchor '&{event.anchor}'"
@@ -282,7 +276,7 @@ class _Builder:
             return ""
         if event.style:
             return text
-        value, problem = _resolve_plain(text)
+        value, problem = _resolve_plain(text, self.limits)
         if problem:
             self.error(mark, problem)
         return value
@@ -337,15 +331,19 @@ class _Builder:
         return path
 
 
-def load_yaml(source: Source, limits: YamlLimits = DEFAULT_LIMITS) -> LoadedYaml:
-    """Parse one YAML document safely; raise RulesetError listing every problem found."""
+def load_yaml(source: Source, limits: LoadLimits = DEFAULT_LOAD_LIMITS, *, nodes_before: int = 0) -> LoadedYaml:
+    """Parse one YAML document safely; raise RulesetError listing every problem found.
+
+    ``nodes_before`` is the number of values already read for the same
+    ruleset: ``limits.max_nodes`` holds for all its files together.
+    """
     size = len(source.text)
     if size <= limits.max_bytes < 4 * size:  # only encode when it can matter
         size = len(source.text.encode("utf-8", "surrogatepass"))
     if size > limits.max_bytes:
         raise RulesetError(source.diagnostic(1, 1, f"file is larger than {limits.max_bytes} bytes"))
-    builder = _Builder(source, limits)
+    builder = _Builder(source, limits, nodes_before)
     builder.run(YAML_LOADER)
     builder.diags.raise_if_any(RulesetError)
     return LoadedYaml(source, builder.root, MappingProxyType(builder.value_marks),
-                      MappingProxyType(builder.key_marks), MappingProxyType(builder.styles))
+                      MappingProxyType(builder.key_marks), MappingProxyType(builder.styles), builder.nodes)
