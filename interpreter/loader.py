@@ -1,153 +1,275 @@
-"""Load a ruleset: file -> safe YAML -> JSON Schema -> model -> checked, compiled.
+"""Load a ruleset: files -> safe YAML -> JSON Schema -> model -> checked, compiled.
 
 ``load_ruleset`` is the Python API's front door.  It returns an immutable
 :class:`Ruleset`; load as many as you like in one process, they share nothing.
+
+Which files a ruleset may make wartable read (it comes from a stranger):
+
+- the file the user names (any path, or a bundled ruleset's name);
+- ``include:`` files: inside the including file's folder once every symbolic
+  link is followed, regular files only;
+- the ``extends:`` base: the same rule, or a bundled ruleset (by name or by
+  path), or a file inside a folder the *user* allowed (``base_paths``),
+  never one the ruleset itself points at.  The base must be a ``.yaml``/``.yml`` file or a
+  folder holding ``ruleset.yaml``.
+
+A refused file is never opened, so its content can never appear in an error.
+A problem with a file named in a ruleset is reported where it is named; a
+problem with the path the user gave is a UsageError.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
+from typing import Iterable
 
 from .builder import Builder
 from .checker import compile_ruleset
 from .errors import DiagnosticList, RulesetError, Source, UsageError
-from .resources import bundled_names, bundled_ruleset
+from .files import describe, display_name, is_inside, read_source, real_path
+from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
+from .merge import SECTIONS, apply_variant, include_fragments
+from .resources import bundled_names, bundled_ruleset, data_dir
 from .ruleset import Ruleset, frozen_mapping
 from .schema import validate
-from .merge import SECTIONS, apply_variant, include_fragments
-from .yaml_loader import DEFAULT_LIMITS, LoadedYaml, load_yaml
+from .yaml_loader import LoadedYaml, load_yaml
+
+__all__ = ["load_ruleset", "resolve_ruleset_path", "read_source", "display_name", "COMMAND_LINE"]
 
 COMMAND_LINE = "<command line>"
+RULESET_SUFFIXES = (".yaml", ".yml")
 
 
-def resolve_ruleset_path(path_or_name: str | Path) -> Path:
-    """A path as given, or a bundled ruleset's file by name."""
-    path = Path(path_or_name)
-    if path.is_dir() and (path / "ruleset.yaml").is_file():
-        return path / "ruleset.yaml"
-    if path.is_file():
-        return path
-    bundled = bundled_ruleset(str(path_or_name))
-    if bundled is not None:
-        return bundled
-    text = str(path_or_name)
-    raise UsageError(
-        Source(COMMAND_LINE, text).diagnostic(
-            1, 1, f"no ruleset '{text}': not a file, and the bundled rulesets are {', '.join(bundled_names()) or 'none'}"
-        )
-    )
+def load_ruleset(
+    path_or_name: str | os.PathLike,
+    *,
+    base_paths: Iterable[str | os.PathLike] | str | os.PathLike = (),
+    limits: LoadLimits = DEFAULT_LOAD_LIMITS,
+) -> Ruleset:
+    """Load, validate, check and compile a ruleset.  Raises RulesetError with every problem found.
 
-
-def display_name(path: Path) -> str:
-    """The path as a user would type it: relative to the working directory when inside it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-def read_source(path: Path) -> Source:
-    """The file as text, refusing huge or undecodable files with a position."""
-    name = display_name(path)
-    size = path.stat().st_size
-    if size > DEFAULT_LIMITS.max_bytes:
-        raise RulesetError(Source(name, "").diagnostic(1, 1, f"file is {size} bytes; the limit is {DEFAULT_LIMITS.max_bytes}"))
-    raw = path.read_bytes()
-    try:
-        return Source(name, raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as error:
-        before = raw[: error.start].decode("utf-8", errors="replace")
-        line = before.count("\n") + 1
-        column = len(before) - (before.rfind("\n") + 1) + 1
-        text = raw.decode("utf-8", errors="replace")
-        raise RulesetError(Source(name, text).diagnostic(line, column, "the file is not valid UTF-8")) from None
-
-
-def _load_document(path: Path, *, fragment: bool) -> LoadedYaml:
-    loaded = load_yaml(read_source(path))
-    if not isinstance(loaded.data, dict):
-        raise RulesetError(loaded.diagnostic((), "a ruleset file must be a mapping (name: ..., tables: ..., ...)"))
-    if "extends" in loaded.data:
-        misplaced = [key for key in SECTIONS if key in loaded.data]
-        if misplaced:  # say this before the schema complains that a partial table lacks its title
-            raise RulesetError([
-                loaded.diagnostic((key,), f"a variant changes its base under override:, add: or remove:; move '{key}' under one of them", at_key=True)
-                for key in misplaced
-            ])
-    problems = validate(loaded, fragment=fragment)
-    if problems:
-        raise RulesetError(problems)
-    return loaded
-
-
-def _includes(main: LoadedYaml, main_path: Path) -> list[LoadedYaml]:
-    """Files named under include:, which must stay inside the ruleset's folder."""
-    documents, diagnostics = [], DiagnosticList()
-    root = main_path.parent.resolve()
-    for index, name in enumerate(main.data.get("include", ())):
-        target = (root / name).resolve()
-        if Path(name).is_absolute() or root not in target.parents:
-            diagnostics.add(main.diagnostic(("include", index), f"include '{name}' must be a relative path inside {root.name}/"))
-            continue
-        if not target.is_file():
-            diagnostics.add(main.diagnostic(("include", index), f"include '{name}': no such file"))
-            continue
-        try:
-            documents.append(_load_document(target, fragment=True))
-        except RulesetError as error:
-            diagnostics.extend(error.diagnostics)
-    diagnostics.raise_if_any()
-    return documents
-
-
-def _extends_target(loaded: LoadedYaml, path: Path) -> Path:
-    """The base a variant names: a path relative to the variant, or a bundled name."""
-    name = loaded.data["extends"]
-    relative = (path.parent / name)
-    is_folder = relative.is_dir() and (relative / "ruleset.yaml").is_file()
-    bundled_name = "/" not in name and "\\" not in name and not Path(name).suffix
-    if not (Path(name).suffix in (".yaml", ".yml") or is_folder or bundled_name):
-        # a ruleset from a stranger must not make wartable read (and echo in errors) any file it likes
-        raise RulesetError(loaded.diagnostic(("extends",), f"extends '{name}': give a bundled name or the path of a .yaml ruleset"))
-    if relative.is_file():
-        return relative.resolve()
-    if relative.is_dir() and (relative / "ruleset.yaml").is_file():
-        return (relative / "ruleset.yaml").resolve()
-    bundled = bundled_ruleset(name)
-    if bundled is not None:
-        return bundled.resolve()
-    raise RulesetError(loaded.diagnostic(("extends",), f"extends '{name}': no such file next to this one, and no bundled ruleset of that name ({', '.join(bundled_names())})"))
-
-
-def load_document(path: Path, chain: tuple[Path, ...] = ()) -> LoadedYaml:
-    """One document for the ruleset at ``path``: its includes merged in, its base applied under it."""
-    main = _load_document(path, fragment=False)
-    diagnostics = DiagnosticList()
-    if "extends" not in main.data:
-        merged = include_fragments(main, _includes(main, path), diagnostics)
-        diagnostics.raise_if_any()
-        return merged
-    target = _extends_target(main, path)
-    resolved_chain = chain + (path.resolve(),)
-    if target in resolved_chain:
-        cycle = " -> ".join(display_name(p) for p in resolved_chain[resolved_chain.index(target):] + (target,))
-        raise RulesetError(main.diagnostic(("extends",), f"extends forms a cycle: {cycle}"))
-    base = load_document(target, resolved_chain)
-    merged = apply_variant(base, main, base.data.get("name", display_name(target)), diagnostics)
-    diagnostics.raise_if_any()
-    problems = validate(merged)
-    if problems:
-        raise RulesetError(problems)
-    return merged
-
-
-def load_ruleset(path_or_name: str | Path) -> Ruleset:
-    """Load, validate, check and compile a ruleset.  Raises RulesetError with every problem found."""
+    ``path_or_name`` is a ``.yaml`` file, a folder holding ``ruleset.yaml``,
+    or a bundled ruleset's name.  ``base_paths`` are folders (or files)
+    outside the ruleset's own folder that its ``extends:`` chain may name:
+    the user's choice, which a ruleset can never widen.  A bad argument
+    raises UsageError.
+    """
     path = resolve_ruleset_path(path_or_name)
-    document = load_document(path)
+    if not isinstance(limits, LoadLimits):
+        raise _usage(f"limits must be a LoadLimits, not {type(limits).__name__}")
+    loading = _Loading(limits, _allowed_bases(base_paths))
+    try:
+        main = loading.parse(path, fragment=False)
+    except (OSError, OverLimit) as error:
+        raise _usage(f"cannot read ruleset '{_shorten(os.fspath(path_or_name))}': {_reason(error)}") from None
+    document = loading.assemble(main, path, ())
     diagnostics = DiagnosticList()
-    ruleset = Builder([document], diagnostics).build()
+    ruleset = Builder([document], diagnostics, limits).build()
     compiled = compile_ruleset(ruleset, diagnostics)
     diagnostics.raise_if_any()
     return dataclasses.replace(ruleset, compiled=frozen_mapping(compiled))
+
+
+def resolve_ruleset_path(path_or_name: str | os.PathLike) -> Path:
+    """A path as given (a folder means its ruleset.yaml), or a bundled ruleset's file by name."""
+    if isinstance(path_or_name, (bytes, bytearray)) or not isinstance(path_or_name, (str, os.PathLike)):
+        raise _usage(f"a ruleset is a path or a bundled ruleset's name (a str), not {type(path_or_name).__name__}")
+    text = os.fspath(path_or_name)
+    if not isinstance(text, str):  # a PathLike that gives bytes
+        raise _usage(f"a ruleset is a path or a bundled ruleset's name (a str), not {type(text).__name__}")
+    shown = _shorten(text)
+    if not text.strip():
+        raise _usage("no ruleset named: give a path or a bundled ruleset's name")
+    if "\0" in text:
+        raise _usage(f"no ruleset '{shown}': the name contains a NUL byte")
+    path = Path(text)
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        bundled = bundled_ruleset(text)
+        if bundled is not None:
+            return bundled
+        raise _usage(f"no ruleset '{shown}': not a file, and the bundled rulesets are {', '.join(bundled_names()) or 'none'}") from None
+    except (OSError, ValueError) as error:
+        raise _usage(f"no ruleset '{shown}': {_reason(error)}") from None
+    if path.is_dir():
+        inside = path / "ruleset.yaml"
+        if not inside.exists():
+            raise _usage(f"no ruleset '{shown}': a folder without ruleset.yaml")
+        return inside
+    return path
+
+
+class _Loading:
+    """One call of :func:`load_ruleset`: its limits, the bases the user allowed, the files read so far."""
+
+    def __init__(self, limits: LoadLimits, allowed_bases: tuple[Path, ...]):
+        self.limits = limits
+        # The bundled rulesets are wartable's own files: a base may name them by path too.
+        self.allowed_bases = allowed_bases + (real_path(data_dir("rulesdata")),)
+        self.files_read = 0
+        self.bytes_read = 0
+        self.nodes_read = 0
+
+    # -- one file
+
+    def parse(self, path: Path, *, fragment: bool) -> LoadedYaml:
+        """One file, schema-checked.  OSError or OverLimit when it cannot be read; RulesetError for its content."""
+        self.files_read += 1
+        if self.files_read > self.limits.max_files:
+            raise OverLimit(f"a ruleset may read at most {self.limits.max_files} files (itself, its includes, its bases)")
+        source = read_source(path, self.limits)
+        self.bytes_read += len(source.text.encode("utf-8", "surrogatepass"))
+        if self.bytes_read > self.limits.max_bytes:
+            raise OverLimit(f"the files of this ruleset are larger than {self.limits.max_bytes} bytes together")
+        loaded = load_yaml(source, self.limits, nodes_before=self.nodes_read)
+        self.nodes_read = loaded.nodes
+        if not isinstance(loaded.data, dict):
+            raise RulesetError(loaded.diagnostic((), "a ruleset file must be a mapping (name: ..., tables: ..., ...)"))
+        if "extends" in loaded.data:
+            misplaced = [key for key in SECTIONS if key in loaded.data]
+            if misplaced:  # say this before the schema complains that a partial table lacks its title
+                raise RulesetError([
+                    loaded.diagnostic((key,), f"a variant changes its base under override:, add: or remove:; move '{key}' under one of them", at_key=True)
+                    for key in misplaced
+                ])
+        problems = validate(loaded, fragment=fragment, limits=self.limits)
+        if problems:
+            raise RulesetError(problems)
+        return loaded
+
+    # -- a whole document
+
+    def assemble(self, main: LoadedYaml, path: Path, chain: tuple[Path, ...]) -> LoadedYaml:
+        """One document for the ruleset in ``main``: its includes merged in, its base applied under it."""
+        diagnostics = DiagnosticList()
+        if "extends" not in main.data:
+            merged = include_fragments(main, self._includes(main, path), diagnostics)
+            diagnostics.raise_if_any()
+            return merged
+        target = self._base_of(main, path)
+        chain = chain + (real_path(path),)
+        if target in chain:
+            cycle = " -> ".join(display_name(p) for p in chain[chain.index(target):] + (target,))
+            raise RulesetError(main.diagnostic(("extends",), f"extends forms a cycle: {cycle}"))
+        try:
+            base_main = self.parse(target, fragment=False)
+        except (OSError, OverLimit) as error:
+            raise RulesetError(main.diagnostic(("extends",), f"extends '{_shorten(main.data['extends'])}': {_reason(error)}")) from None
+        base = self.assemble(base_main, target, chain)
+        merged = apply_variant(base, main, base.data.get("name", display_name(target)), diagnostics)
+        diagnostics.raise_if_any()
+        problems = validate(merged, limits=self.limits)
+        if problems:
+            raise RulesetError(problems)
+        return merged
+
+    def _includes(self, main: LoadedYaml, path: Path) -> list[LoadedYaml]:
+        """Files named under include:, each inside the including file's folder."""
+        documents, diagnostics = [], DiagnosticList()
+        folder = real_path(path.parent)
+        for index, name in enumerate(main.data.get("include", ())):
+            at, shown = ("include", index), _shorten(name)
+            try:
+                target = real_path(folder / name)
+                if Path(name).is_absolute() or not is_inside(target, folder):
+                    diagnostics.add(main.diagnostic(at, f"include '{shown}' must be a relative path inside {folder.name}/ (symbolic links are followed)"))
+                    continue
+                documents.append(self.parse(target, fragment=True))
+            except (OSError, OverLimit) as error:
+                diagnostics.add(main.diagnostic(at, f"include '{shown}': {_reason(error)}"))
+                if isinstance(error, OverLimit):
+                    break
+            except RulesetError as error:
+                diagnostics.extend(error.diagnostics)
+        diagnostics.raise_if_any()
+        return documents
+
+    def _base_of(self, variant: LoadedYaml, path: Path) -> Path:
+        """The real path of the base ``extends:`` names (see the module's docstring for what it may name)."""
+        name = variant.data["extends"]
+        shown = _shorten(name)
+
+        def refuse(reason: str) -> RulesetError:
+            return RulesetError(variant.diagnostic(("extends",), f"extends '{shown}': {reason}"))
+
+        folder = real_path(path.parent)
+
+        def check_place(target: Path) -> None:
+            if not is_inside(target, folder) and not self._allowed(target):
+                raise refuse(
+                    f"outside this ruleset's folder ({folder.name}/); a base must be inside it (symbolic links followed), "
+                    "a bundled ruleset, or allowed with --base-path"
+                )
+
+        try:
+            target = real_path(folder / name)
+            check_place(target)
+            if not _exists(target):
+                bundled = bundled_ruleset(name)
+                if bundled is not None:
+                    return real_path(bundled)
+                raise refuse(f"no such file next to this one, and no bundled ruleset of that name ({', '.join(bundled_names())})")
+            if os.path.isdir(target):
+                target = real_path(target / "ruleset.yaml")
+                if not _exists(target):
+                    raise refuse("a folder without ruleset.yaml inside it")
+                check_place(target)
+            elif target.suffix not in RULESET_SUFFIXES:
+                raise refuse("give a bundled name, a folder holding ruleset.yaml or the path of a .yaml ruleset")
+        except OSError as error:
+            raise refuse(_reason(error)) from None
+        return target
+
+    def _allowed(self, target: Path) -> bool:
+        return any(is_inside(target, allowed) for allowed in self.allowed_bases)
+
+
+def _allowed_bases(base_paths) -> tuple[Path, ...]:
+    """The real paths of the bases the user allowed; each must exist."""
+    if isinstance(base_paths, (str, os.PathLike)):
+        base_paths = (base_paths,)
+    try:
+        items = tuple(base_paths)
+    except TypeError:
+        raise _usage(f"base_paths is a list of folders or files, not {type(base_paths).__name__}") from None
+    allowed = []
+    for item in items:
+        if isinstance(item, (bytes, bytearray)) or not isinstance(item, (str, os.PathLike)) or not isinstance(os.fspath(item), str):
+            raise _usage(f"base_paths holds paths (str), not {type(item).__name__}")
+        shown = _shorten(os.fspath(item))
+        try:
+            real = real_path(Path(item))
+            os.stat(real)
+        except OSError as error:
+            raise _usage(f"base path '{shown}': {_reason(error)}") from None
+        allowed.append(real)
+    return tuple(allowed)
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; OSError for anything but a plain absence (a link loop, a name too long)."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, OSError):
+        return describe(error)
+    return str(error)
+
+
+def _usage(message: str) -> UsageError:
+    return UsageError(Source(COMMAND_LINE, "").diagnostic(1, 1, message))
+
+
+def _shorten(text: str, width: int = 60) -> str:
+    """A name from a ruleset or the command line, shortened for a message, control characters escaped."""
+    text = str(text)
+    shown = "".join(char if char.isprintable() else repr(char)[1:-1] for char in text[:width])
+    return shown if len(text) <= width else f"{shown}... ({len(text)} characters)"

@@ -7,7 +7,11 @@ in a checkout they sit beside ``interpreter/``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+# A bundled ruleset's name: a file stem or folder name, never a path.
+BUNDLED_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 
 
 def data_dir(kind: str) -> Path:
@@ -20,7 +24,9 @@ def data_dir(kind: str) -> Path:
 
 
 def bundled_ruleset(name: str) -> Path | None:
-    """The file of a bundled ruleset by name (``eto``), or None."""
+    """The file of a bundled ruleset by name (``eto``), or None (also for anything that is not a plain name)."""
+    if not isinstance(name, str) or not BUNDLED_NAME.fullmatch(name):
+        return None
     base = data_dir("rulesdata")
     for candidate in (base / f"{name}.yaml", base / name / "ruleset.yaml"):
         if candidate.is_file():

@@ -417,7 +417,7 @@ def test_remove_an_example_by_name(ws):
     assert data_changes(load_ruleset("base.yaml"), ruleset) == ["example removed: Low roll hits"]
 
 
-def test_chain_variant_of_a_variant_with_relative_paths(ws):
+def test_chain_variant_of_a_variant_with_relative_paths_the_user_allows(ws):
     ws("v1.yaml", variant(
         "override:\n"                         # 7
         "  tables:\n"                         # 8
@@ -437,7 +437,9 @@ def test_chain_variant_of_a_variant_with_relative_paths(ws):
         extends="../v1.yaml",  # relative to sub/v2.yaml
         name="v2",
     ))
-    ruleset = load_ruleset(path)
+    # ../v1.yaml is outside sub/: only a base the user allows may be there
+    assert "outside this ruleset's folder (sub/)" in only_error(path).message
+    ruleset = load_ruleset(path, base_paths=["."])
     assert ruleset.name == "v2"
     table = ruleset.tables["combat"]
     assert table.printed[0] == ("EX", "EX", "DE")
