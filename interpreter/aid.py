@@ -205,18 +205,21 @@ def heat_maps(ruleset: Ruleset, spec: HeatMapSpec, budget: Budget) -> list[HeatM
     grid = [sweep.cells[i:i + n_columns] for i in range(0, len(sweep.cells), n_columns)]
     rows_title = spec.rows.title
     if spec.show == "outcomes":
+        from .reporters import column_label
+
         keys = sweep.keys()
-        labels = [results_label(dict(zip(spec.by, key))) for key in keys]
+        by_title = ", ".join(spec.by)
         marginals = [[cell.distribution.marginal(spec.by).as_dict() for cell in row] for row in grid]
         if spec.columns is None:
             cells = tuple(tuple(m[0].get(key, Fraction(0)) for key in keys) for m in marginals)
-            return [HeatMap(spec.title, "", rows_title, spec.rows.labels, "outcome", tuple(labels), cells, "probability")]
+            labels = tuple(column_label(spec.by, key) for key in keys)
+            return [HeatMap(spec.title, "", rows_title, spec.rows.labels, by_title, labels, cells, "probability")]
         return [
             HeatMap(
-                spec.title, label, rows_title, spec.rows.labels, spec.columns.title, spec.columns.labels,
+                spec.title, results_label(dict(zip(spec.by, key))), rows_title, spec.rows.labels, spec.columns.title, spec.columns.labels,
                 tuple(tuple(m.get(key, Fraction(0)) for m in row) for row in marginals), "probability",
             )
-            for key, label in zip(keys, labels)
+            for key in keys
         ]
     if spec.show == "probability":
         wanted = spec.fields
@@ -274,6 +277,9 @@ ol.steps li { margin: .12rem 0; }
 table.heat td { min-width: 4.2rem; font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .78rem; line-height: 1.15; }
 table.heat td .pct { display: block; font-size: .72rem; }
 table.heat td.empty { background: #fff; color: #777; }
+div.multiples { display: flex; flex-wrap: wrap; gap: .4rem 1.6rem; align-items: flex-start; }
+figure.heat { margin: 0; }
+figure.heat figcaption { font-weight: bold; font-size: .92rem; margin: .5rem 0 .1rem; }
 .scale { display: flex; align-items: center; gap: .3rem; font-size: .75rem; font-family: sans-serif; margin-bottom: .8rem; }
 .scale span.swatch { display: inline-block; width: 1.6rem; height: .9rem; border: 1px solid #555; }
 blockquote { margin: .2rem 0 .4rem 1rem; padding-left: .6rem; border-left: 3px solid #999; font-size: .88rem; color: #333; }
@@ -282,7 +288,7 @@ footer { margin-top: 2.5rem; font-size: .75rem; color: #444; border-top: 1px sol
   body { margin: 0; max-width: none; font-size: 10pt; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   nav { display: none; }
-  section.block, table { break-inside: avoid; page-break-inside: avoid; }
+  section.block, table, figure { break-inside: avoid; page-break-inside: avoid; }
   h2 { break-after: avoid; page-break-after: avoid; }
 }
 """
@@ -317,10 +323,11 @@ def _heat_cell(value: Fraction | None, kind: str, low: Fraction, high: Fraction)
         t = float((value - low) / (high - low)) if high > low else 0.5
         second = f"{float(value):.2f}"
     background, foreground = colour(t)
-    first = _fraction_text(value)
-    if len(first) > 11:  # a fraction too long to read at a glance
-        first = "≈"
-    return f'<td style="background:{background};color:{foreground}" title="{e(first)}">{e(first)}<span class="pct">{e(second)}</span></td>'
+    exact = _fraction_text(value)
+    if kind == "probability" and value == 0:
+        second = ""
+    shown = exact if len(exact) <= 11 else "≈"  # a fraction too long to read at a glance (the tooltip has it)
+    return f'<td style="background:{background};color:{foreground}" title="{e(exact)}">{e(shown)}<span class="pct">{e(second)}</span></td>'
 
 
 def _scale_legend(kind: str, low: Fraction, high: Fraction) -> str:
@@ -337,9 +344,9 @@ def render_heat_map(heat: HeatMap) -> str:
     values = [v for row in heat.cells for v in row if v is not None]
     low = min(values) if values else Fraction(0)
     high = max(values) if values else Fraction(1)
-    parts = []
+    parts = ['<figure class="heat">']
     if heat.subtitle:
-        parts.append(f"<h4>{e(heat.subtitle)}</h4>")
+        parts.append(f"<figcaption>{e(heat.subtitle)}</figcaption>")
     parts.append('<table class="heat">')
     span = len(heat.column_labels)
     parts.append(f'<thead><tr><th class="axis" rowspan="2">{e(heat.row_title)}</th><th class="axis" colspan="{span}">{e(heat.column_title)}</th></tr>')
@@ -348,6 +355,7 @@ def render_heat_map(heat: HeatMap) -> str:
         parts.append(f"<tr><th>{e(label)}</th>" + "".join(_heat_cell(v, heat.kind, low, high) for v in row) + "</tr>")
     parts.append("</tbody></table>")
     parts.append(_scale_legend(heat.kind, low, high))
+    parts.append("</figure>")
     return "\n".join(parts)
 
 
@@ -522,7 +530,7 @@ def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[st
                 body.append(f'<p class="rule">{e(spec.rule)}</p>')
             if spec.description:
                 body.append(f'<p class="small">{e(spec.description)}</p>')
-            body.extend(render_heat_map(heat) for heat in found)
+            body.append('<div class="multiples">' + "".join(render_heat_map(heat) for heat in found) + "</div>")
             body.append("</section>")
         body.append("</section>")
     if ruleset.tables:
