@@ -170,6 +170,7 @@ class _Loading:
         """Files named under include:, each inside the including file's folder."""
         documents, diagnostics = [], DiagnosticList()
         folder = real_path(path.parent)
+        read = {real_path(path): "this file itself"}
         for index, name in enumerate(main.data.get("include", ())):
             at, shown = ("include", index), _shorten(name)
             try:
@@ -177,6 +178,10 @@ class _Loading:
                 if Path(name).is_absolute() or not is_inside(target, folder):
                     diagnostics.add(main.diagnostic(at, f"include '{shown}' must be a relative path inside {folder.name}/ (symbolic links are followed)"))
                     continue
+                if target in read:
+                    diagnostics.add(main.diagnostic(at, f"include '{shown}' is {read[target]}"))
+                    continue
+                read[target] = f"already included (include[{index}])"
                 documents.append(self.parse(target, fragment=True))
             except (OSError, OverLimit) as error:
                 diagnostics.add(main.diagnostic(at, f"include '{shown}': {_reason(error)}"))

@@ -368,10 +368,25 @@ def test_bytes_and_files_are_counted_over_all_the_files(tmp_path):
     with pytest.raises(RulesetError) as error:
         load_ruleset(path, limits=LoadLimits(max_bytes=604))
     assert (only(error).line, only(error).message) == (6, "include 'a.yaml': the files of this ruleset are larger than 604 bytes together")
-    path.write_text(HEADER.format(name="h") + "include: [a.yaml, a.yaml, a.yaml]\n", encoding="utf-8")
+    for name in ("b.yaml", "c.yaml"):
+        (tmp_path / name).write_text("description: x\n", encoding="utf-8")
+    path.write_text(HEADER.format(name="h") + "include: [a.yaml, b.yaml, c.yaml]\n", encoding="utf-8")
+    load_ruleset(path, limits=LoadLimits(max_files=4))
     with pytest.raises(RulesetError) as error:
         load_ruleset(path, limits=LoadLimits(max_files=3))
-    assert [d.message for d in error.value.diagnostics] == ["include 'a.yaml': a ruleset may read at most 3 files (itself, its includes, its bases)"]
+    assert [d.message for d in error.value.diagnostics] == ["include 'c.yaml': a ruleset may read at most 3 files (itself, its includes, its bases)"]
+
+
+def test_a_file_is_included_once(tmp_path):
+    (tmp_path / "a.yaml").write_text("constants:\n  d: {value: 2, rule: r}\n", encoding="utf-8")
+    path = tmp_path / "r.yaml"
+    path.write_text(HEADER.format(name="h") + "include: [a.yaml, ./a.yaml, r.yaml]\n", encoding="utf-8")
+    with pytest.raises(RulesetError) as error:
+        load_ruleset(path)
+    assert [(d.column, d.message) for d in error.value.diagnostics] == [
+        (19, "include './a.yaml' is already included (include[0])"),
+        (29, "include 'r.yaml' is this file itself"),
+    ]
 
 
 # ==== nothing recurses on the depth of the data ==========================================
