@@ -95,7 +95,6 @@ _AMBIGUOUS_READINGS: tuple[tuple[str, str], ...] = (
         (r"<<", "YAML 1.1 reads it as a merge key"),
         (r"=", "YAML 1.1 reads it as a value key"),
         (_TIMESTAMP, "YAML 1.1 reads it as a date"),
-        (r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?", "YAML 1.1 reads it as a base-60 number"),
         (r"[-+]?0x[0-9a-fA-F_]+", "YAML reads it as a hexadecimal number"),
         (r"[-+]?0o[0-7_]+", "YAML 1.2 reads it as an octal number"),
         (r"[-+]?0b[01_]+", "YAML 1.1 reads it as a binary number"),
@@ -106,6 +105,31 @@ _AMBIGUOUS_READINGS: tuple[tuple[str, str], ...] = (
 # One pattern for them all (a plain scalar is tested once, not twelve times);
 # the group that matched, a0, a1, ..., names the reading.
 _AMBIGUOUS = re.compile("|".join(f"(?P<a{index}>{pattern})" for index, (pattern, _) in enumerate(_AMBIGUOUS_READINGS)))
+# YAML 1.1's base-60 numbers ([-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(.[0-9_]*)?) are
+# checked part by part: as one regular expression, "1:1:1:...:" cost over a
+# microsecond a character.
+_BASE60_HEAD = re.compile(r"[-+]?[0-9][0-9_]*")
+_BASE60_PART = re.compile(r"[0-5]?[0-9]")
+_BASE60_FRACTION = re.compile(r"[0-9_]*")
+
+
+# A plain value longer than this that starts like a number is refused before
+# any pattern runs: no real number is that long, and each pattern would scan it.
+_LONGEST_NUMBER = 100
+_DIGITS = re.compile(r"[-+]?[0-9]+")
+
+
+def _is_base60(text: str) -> bool:
+    head, colon, rest = text.partition(":")
+    if not colon or _BASE60_HEAD.fullmatch(head) is None:
+        return False
+    *parts, last = rest.split(":")
+    last, dot, fraction = last.partition(".")
+    return (
+        _BASE60_PART.fullmatch(last) is not None
+        and (not dot or _BASE60_FRACTION.fullmatch(fraction) is not None)
+        and all(_BASE60_PART.fullmatch(part) for part in parts)
+    )
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
@@ -119,9 +143,11 @@ def _show(text: str) -> str:
 
 def _resolve_plain(text: str, limits: LoadLimits) -> tuple[object, str | None]:
     """YAML 1.2 core resolution of a plain scalar, restricted; (value, problem)."""
+    if len(text) > _LONGEST_NUMBER and text[0] in "+-.0123456789" and not _DIGITS.fullmatch(text):
+        return text, f"plain value {_show(text)} starts like a number but is {len(text)} characters long (a number has at most {_LONGEST_NUMBER}): quote it if it is text"
     ambiguous = _AMBIGUOUS.fullmatch(text)
-    if ambiguous:
-        reading = _AMBIGUOUS_READINGS[int(ambiguous.lastgroup[1:])][1]
+    if ambiguous or _is_base60(text):
+        reading = _AMBIGUOUS_READINGS[int(ambiguous.lastgroup[1:])][1] if ambiguous else "YAML 1.1 reads it as a base-60 number"
         return text, f"ambiguous plain value {_show(text)} ({reading}): quote it"
     if text in _NULLS:
         return None, None
