@@ -77,9 +77,16 @@ class TextOrigin:
     char_map: tuple[tuple[int, int], ...] | None = None
     text: str = ""
 
+    @functools.cached_property
+    def _line_starts(self) -> tuple[int, ...]:
+        """Where each line of ``text`` starts, as the parser counts lines (computed once)."""
+        text = self.text.translate(_AS_NEWLINE)
+        return (0,) + tuple(index + 1 for index, char in enumerate(text) if char == "\n")
+
     def pos(self, line: int, column: int) -> ast.Pos:
         if self.char_map is not None:
-            index = _index_of(self.text, line, column)
+            starts = self._line_starts
+            index = starts[line - 1] + column - 1 if line <= len(starts) else len(self.text)
             if 0 <= index < len(self.char_map):
                 file_line, file_column = self.char_map[index]
                 return ast.Pos(self.source, file_line, file_column)
@@ -88,18 +95,6 @@ class TextOrigin:
                 return ast.Pos(self.source, file_line, file_column + 1)
         base = self.first_column if line == 1 else self.other_column
         return ast.Pos(self.source, self.first_line + line - 1, base + column - 1)
-
-
-def _index_of(text: str, line: int, column: int) -> int:
-    """Index into ``text`` of a 1-based line and column (as the parser counts them)."""
-    text = text.translate(_AS_NEWLINE)
-    start = 0
-    for _ in range(line - 1):
-        newline = text.find("\n", start)
-        if newline < 0:
-            return len(text)
-        start = newline + 1
-    return start + column - 1
 
 
 @functools.lru_cache(maxsize=None)

@@ -333,6 +333,17 @@ def test_brackets_are_counted_before_parsing():
     assert "more than 10 brackets open at once" in only(error).message
 
 
+def test_positions_in_a_long_quoted_condition_cost_no_rescan():
+    # a quoted condition maps each character back to the file; finding a token's index
+    # used to re-scan the text for every token (quadratic in the condition's length)
+    text = "1 in [" + ", ".join(["7"] * 30_000) + "]"
+    origin = TextOrigin(Source("f", text), 1, 1, 1, tuple((1, i + 1) for i in range(len(text))), text)
+    start = time.perf_counter()
+    for column in range(1, len(text), 3):
+        assert origin.pos(1, column).column == column
+    assert time.perf_counter() - start < 1.0
+
+
 def test_the_token_budget_covers_the_whole_ruleset(tmp_path):
     body = "      let x = 1 + 2\n      outcome o(v = x)\n"  # 13 tokens
     procedures = "".join(f"  p{i}:\n    title: t\n    rule: r\n    body: |\n{body}" for i in range(3))
