@@ -165,7 +165,7 @@ class Executor:
             if not current.weights:
                 break
             # a state's weight is an integer as long as its denominator: long ones cost more
-            self.budget.charge(len(current.weights) * (1 + (current.denom.bit_length() >> 12)), statement.pos)
+            self.budget.charge(len(current.weights) * (STATEMENT_WORK + (current.denom.bit_length() >> 10)), statement.pos)
             result = self.exec_statement(statement, current, frame)
             if isinstance(result, _Flow):
                 flow.finished.absorb(result.finished)
@@ -215,7 +215,7 @@ class Executor:
             new = env[:slot] + (value,) + env[slot + 1:]
             out[new] = out.get(new, 0) + weight
         if self.trace is not None and not isinstance(value_expr, (ir.Local, ir.Lookup, ir.ModifierSum)):
-            self.note(frame, "set", f"{statement.name} = {show(value)}", statement.pos)
+            self.note(frame, "set", f"{statement.name} = {brief(value)}", statement.pos)
         return Dist(out, dist.denom)
 
     def _spread(self, dist: Dist, slot: int, per_state: list[tuple[tuple, int, dict, int]], pos) -> Dist:
@@ -355,7 +355,7 @@ class Executor:
         for env, weight in dist.weights.items():
             sequence = self.eval(statement.iterable, env, frame)
             if not isinstance(sequence, tuple):
-                raise RuleViolation(statement.iterable.pos.diagnostic(f"`for` needs a list, not {show(sequence)}"))
+                raise RuleViolation(statement.iterable.pos.diagnostic(f"`for` needs a list, not {brief(sequence)}"))
             new = _put(_put(env, seq, self._intern(sequence, statement.pos)), idx, 0)
             start[new] = start.get(new, 0) + weight
         sequences = self._sequences
@@ -416,6 +416,7 @@ class Executor:
             exits.absorb(_clear(Dist(done, current.denom), loop_slots))  # exits merge as they leave
             if not running:
                 break
+            self.budget.charge(len(running) * STATEMENT_WORK, body.pos)  # a round's own bookkeeping
             result = self.exec_block(body, Dist(running, current.denom), frame)
             flow.finished.absorb(result.finished)
             exits.absorb(_clear(result.broken, loop_slots))
@@ -434,7 +435,7 @@ class Executor:
             outcome = OutcomeValue(statement.name, fields)
             finished[outcome] = finished.get(outcome, 0) + weight
         if self.trace is not None:
-            self.note(frame, "outcome", f"outcome {show(outcome)}", statement.pos, statement.rule or frame.procedure.rule)
+            self.note(frame, "outcome", f"outcome {brief(outcome, 400)}", statement.pos, statement.rule or frame.procedure.rule)
         return _Flow(Dist(), finished=Dist(finished, dist.denom))
 
     # ---- expressions -----------------------------------------------------------------
@@ -447,7 +448,7 @@ class Executor:
         if not any(conforms(value, expected) for expected in expr.expected):
             wanted = " or ".join(expected.describe() for expected in expr.expected)
             raise RulesetError(expr.pos.diagnostic(
-                f"{expr.what} must be {wanted}, but here it is {kind_of_value(value)} ({show(value)[:60]}); "
+                f"{expr.what} must be {wanted}, but here it is {kind_of_value(value)} ({brief(value)}); "
                 "the checker could not know this value's type"
             ))
         return value
@@ -464,7 +465,7 @@ class Executor:
             return value
         if isinstance(subject, Record) and subject.has(expr.name):
             return subject.get(expr.name)
-        raise RuleViolation(expr.pos.diagnostic(f"{show(subject)} has no field '{expr.name}'"))
+        raise RuleViolation(expr.pos.diagnostic(f"{brief(subject)} has no field '{expr.name}'"))
 
     def _index(self, expr: ir.Index, env: tuple, frame: _Frame) -> Any:
         subject = self.eval(expr.subject, env, frame)
@@ -529,6 +530,7 @@ class Executor:
 
     def _aggregate(self, expr: ir.Aggregate, env: tuple, frame: _Frame) -> Any:
         collection = self.eval(expr.collection, env, frame)
+        self.budget.charge(len(collection), expr.pos)
         slot, values = expr.slot, []
         head, tail = env[:slot], env[slot + 1:]
         function = expr.function
@@ -596,6 +598,39 @@ class Executor:
 
 
 _DROP = ("dropped at a loop bound",)
+# Units of work one statement costs for one state: about what it costs in time
+# against one die face spread or one list item made (a unit each); weights
+# that are long integers cost more.
+STATEMENT_WORK = 4
+
+
+def brief(value: Any, width: int = 80) -> str:
+    """``show(value)`` cut to about ``width`` characters, without building the whole text of a long list."""
+    budget = [width]
+
+    def text(item: Any) -> str:
+        if budget[0] <= 0:
+            return "..."
+        if type(item) is tuple:
+            parts = []
+            for element in item:
+                if budget[0] <= 0:
+                    parts.append(f"... ({len(item)} items)")
+                    break
+                parts.append(text(element))
+            shown = "[" + ", ".join(parts) + "]"
+        else:
+            shown = show(item) if not isinstance(item, (Record, OutcomeValue)) or _small(item) else type(item).__name__.lower()
+        budget[0] -= len(shown) + 2
+        return shown
+
+    shown = text(value)
+    return shown if len(shown) <= width else shown[: width - 3] + "..."
+
+
+def _small(value: "Record | OutcomeValue") -> bool:
+    items = value.items() if isinstance(value, Record) else value.fields
+    return all(type(item) is not tuple or len(item) <= 8 for _, item in items)
 
 
 def _put(env: tuple, slot: int, value: Any) -> tuple:
