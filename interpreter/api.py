@@ -246,18 +246,23 @@ def odds(
 
 
 def reachable_choices(ruleset: Ruleset, procedure: str) -> list:
-    """Choices of ``procedure`` and of every procedure it may resolve, by name, in order."""
-    seen_procedures, found = set(), {}
-    pending = [procedure]
+    """Choices of ``procedure`` and of every procedure it may resolve, by name, in order.
+
+    A choice that a `resolve` fixes with an argument is not open on that path;
+    it is open when some path reaches its procedure without fixing it.
+    """
+    seen, found = set(), {}
+    pending: list[tuple[str, frozenset[str]]] = [(procedure, frozenset())]
     while pending:
-        name = pending.pop()
-        if name in seen_procedures:
+        name, fixed = pending.pop()
+        if (name, fixed) in seen:
             continue
-        seen_procedures.add(name)
+        seen.add((name, fixed))
         compiled = ruleset.compiled[name]
         for choice in compiled.choices:
-            found.setdefault(choice.name, choice)
-        pending.extend(call.procedure for call in _calls(compiled.body))
+            if choice.name not in fixed:
+                found.setdefault(choice.name, choice)
+        pending.extend((call.procedure, frozenset(arg for arg, _ in call.args)) for call in _calls(compiled.body))
     return list(found.values())
 
 
