@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from . import results
-from .errors import Diagnostic, UsageError
+from .errors import Diagnostic, RulesetError, UsageError
 from .limits import Budget, Limits
 from .rulebook import Step, steps
 from .ruleset import Ruleset
@@ -200,7 +200,7 @@ def heat_maps(ruleset: Ruleset, spec: HeatMapSpec, budget: Budget) -> list[HeatM
     try:
         sweep = run_sweep(ruleset, spec.procedure, dimensions, spec.inputs, choices=spec.choices, by=spec.by, budget=budget)
     except SweepError as error:
-        raise UsageError(ruleset.compiled[spec.procedure].body.pos.diagnostic(f"player aid '{spec.title}': {error.message}")) from None
+        raise RulesetError(ruleset.compiled[spec.procedure].body.pos.diagnostic(f"player aid '{spec.title}': {error.message}")) from None
     n_columns = len(spec.columns.dimension.values) if spec.columns else 1
     grid = [sweep.cells[i:i + n_columns] for i in range(0, len(sweep.cells), n_columns)]
     rows_title = spec.rows.title
@@ -501,7 +501,7 @@ def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[st
 
     problems = aid_problems(ruleset)
     if problems:
-        raise UsageError(problems)
+        raise RulesetError(problems)
     budget = Budget(limits or Limits())
     codes = codes if codes is not None else table_codes(ruleset)
     specs = [heat_map_spec(ruleset, aid) for aid in _aids(ruleset)]

@@ -19,7 +19,7 @@ from .errors import DiagnosticList, RulesetError
 from .inputs import CoercionError, coerce
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
 from .parser import TextOrigin, TokenBudget, parse_expression, parse_procedure
-from .ruleset import MISSING, Choice, Constant, Example, InputSpec, ModifierEntry, ModifierList, Note, Procedure, Ruleset, frozen_mapping
+from .ruleset import MISSING, Aid, Choice, Constant, Example, InputSpec, ModifierEntry, ModifierList, Note, Procedure, Ruleset, frozen_mapping
 from .tables import Axis, Heading, Table, coverage_problems, dice_range, parse_numeric_label, parse_ratio_label, parse_rolls, uncovered_totals
 from .values import ANY, BOOL, INT, STR, IntType, ListType, Record, RecordType, StrType, Type
 from .yaml_loader import LoadedYaml
@@ -118,6 +118,18 @@ def pos_of(doc: LoadedYaml, path: tuple, *, at_key: bool = False) -> ast.Pos:
     return ast.Pos(doc.source_of(mark), mark.line, mark.column)
 
 
+def _aid(doc: LoadedYaml, path: tuple, data: dict) -> Aid:
+    """An aids: entry as written, with the position of each of its parts (checked by ``aid``)."""
+    marks, stack = {}, [(data, ())]
+    while stack:  # no recursion on the data's depth
+        node, inner = stack.pop()
+        if inner:
+            marks[".".join(map(str, inner))] = pos_of(doc, path + inner)
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        stack.extend((value, inner + (key,)) for key, value in items)
+    return Aid(data["title"], frozen_mapping(data), pos_of(doc, path + ("title",)), frozen_mapping(marks))
+
+
 class Builder:
     def __init__(self, documents: list[LoadedYaml], diagnostics: DiagnosticList, limits: LoadLimits = DEFAULT_LOAD_LIMITS):
         self.main = documents[0]
@@ -136,6 +148,7 @@ class Builder:
         notes: list[Note] = []
         examples: list[Example] = []
         example_names: set[str] = set()
+        aids: list[Aid] = []
         for doc in self.documents:
             data = doc.data if isinstance(doc.data, dict) else {}
             for section in MERGED_SECTIONS:
@@ -153,6 +166,7 @@ class Builder:
                 notes.append(Note(note["topic"], note["text"], note.get("seed", ""), note.get("variant", "")))
             for index, example in enumerate(data.get("examples") or ()):
                 examples.append(self._example(doc, ("examples", index), example, example_names))
+            aids.extend(_aid(doc, ("aids", index), aid) for index, aid in enumerate(data.get("aids") or ()))
         self._check_section_names(sections)
         self._spend_procedure_tokens(sections)
         constants = {name: self._constant(name, item) for name, item in sections["constants"].items()}
@@ -183,6 +197,7 @@ class Builder:
             procedures=frozen_mapping(procedures),
             notes=tuple(notes),
             examples=tuple(examples),
+            aids=tuple(aids),
         )
 
     def _spend_procedure_tokens(self, sections: dict[str, dict[str, Located]]) -> None:
@@ -498,6 +513,7 @@ class Builder:
             description=data.get("description", ""),
             result_fields=tuple(result_fields.items()) if result_fields is not None else None,
             provenance=tuple(provenance),
+            codes=tuple((str(code), spec.get("meaning", "")) for code, spec in ((results or {}).get("codes") or {}).items()),
         )
 
     def _result_fields(self, results: dict, doc: LoadedYaml, path: tuple) -> dict[str, Type]:

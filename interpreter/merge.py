@@ -202,8 +202,8 @@ class VariantMerger:
                 self.error((section,), f"a variant changes its base under override:, add: or remove:; move '{section}' under one of them")
         if "include" in data:
             self.error(("include",), "a variant cannot include files; put its changes under override:, add: or remove:")
-        for key in ("notes", "examples"):
-            if key in data:  # a variant's own notes and examples come after the base's
+        for key in ("notes", "examples", "aids"):
+            if key in data:  # a variant's own notes, examples and player-aid heat maps come after the base's
                 self._append(key, (key,))
         if "override" in data:
             self._override(data["override"], ("override",))

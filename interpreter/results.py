@@ -210,6 +210,7 @@ def table_doc(table: Table, *, provenance: bool = False) -> dict:
         "cells": [list(row) for row in table.printed],
         "values": [[to_plain(v) for v in row] for row in table.cells],
         "fields": [name for name, _ in table.result_fields] if table.result_fields else None,
+        "codes": [{"code": code, "meaning": meaning} for code, meaning in getattr(table, "codes", ())],
     }
     if provenance:
         doc["provenance"] = [list(row) for row in table.provenance]

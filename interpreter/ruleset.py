@@ -126,6 +126,20 @@ class Example:
 
 
 @dataclass(frozen=True)
+class Aid:
+    """A heat map of the player aid (``aids:``), as written; ``aid`` checks and draws it."""
+
+    title: str
+    data: Mapping[str, Any]
+    pos: ast.Pos
+    # Positions of its parts, keyed like "rows.over", "inputs.attacker", "show.mean".
+    marks: Mapping[str, ast.Pos] = field(default_factory=frozen_mapping)
+
+    def where(self, key: str) -> ast.Pos:
+        return self.marks.get(key, self.pos)
+
+
+@dataclass(frozen=True)
 class Ruleset:
     name: str
     title: str
@@ -140,5 +154,6 @@ class Ruleset:
     procedures: Mapping[str, Procedure] = field(default_factory=frozen_mapping)
     notes: tuple[Note, ...] = ()
     examples: tuple[Example, ...] = ()
+    aids: tuple[Aid, ...] = ()
     # Filled by the checker: procedure name -> compiled program (see ir.py).
     compiled: Mapping[str, Any] = field(default_factory=frozen_mapping)

@@ -28,9 +28,7 @@ def _validator(kind: str) -> Draft202012Validator:
     schema = ruleset_schema()
     if kind == "fragment":
         # An included file holds sections only, no metadata.
-        schema = copy.deepcopy(schema)
-        schema.pop("required", None)
-        schema["properties"] = {k: v for k, v in schema["properties"].items() if k in SECTIONS}
+        schema = fragment_schema(schema)
     # The schema itself is checked against the metaschema by the test suite
     # (tests/test_loading_limits.py), not here: that costs ~40 ms a process.
     return Draft202012Validator(_inline_refs(schema))
@@ -79,6 +77,8 @@ def _message(error: ValidationError) -> tuple[tuple, str, bool]:
     if error.validator == "additionalProperties":
         known = sorted(error.schema.get("properties", {}))
         extras = [k for k in error.instance if k not in error.schema.get("properties", {})] if isinstance(error.instance, dict) else []
+        if extras and path in (("override",), ("add",), ("remove",)):
+            return path + (extras[0],), f"{path[0]}: has no section '{extras[0]}' (sections: {', '.join(known)})", True
         if extras:
             hint = f" (allowed: {', '.join(known)})" if known else ""
             return path + (extras[0],), f"{where}: unknown key '{extras[0]}'{hint}", True
@@ -106,3 +106,121 @@ def validate(loaded: LoadedYaml, *, fragment: bool = False, limits: LoadLimits =
             path = path + (error.instance,)
         diagnostics.append(loaded.diagnostic(path, message, at_key=at_key))
     return diagnostics
+
+
+# ---- the schema files -----------------------------------------------------------------
+# schemas/ruleset.schema.json is written by hand, except for what follows from it:
+# the typed override:/add:/remove: of a variant (each element's "_change" form: the
+# same keys, none required, so an editor completes them and flags a typo) and
+# schemas/fragment.schema.json (for files pulled in with include:).  After editing
+# the schema, run
+#     python -c "from interpreter.schema import write_schema_files; write_schema_files()"
+# to rewrite both; a test checks they agree.
+
+FRAGMENT_ID = "https://wartable.dev/schemas/fragment.schema.json"
+VARIANT_SECTIONS = ("constants", "types", "tables", "modifiers", "procedures")
+# What remove: may name inside an element, as merge.py walks it.
+REMOVABLE_PARTS = {"tables": ("cells",), "modifiers": ("entries",), "procedures": ("inputs", "choices"), "types": ("fields",)}
+
+
+def fragment_schema(schema: dict) -> dict:
+    """The schema of an include:d file: the ruleset's sections, nothing required."""
+    fragment = copy.deepcopy(schema)
+    fragment.pop("required", None)
+    fragment["properties"] = {k: v for k, v in fragment["properties"].items() if k in SECTIONS}
+    fragment["$id"] = FRAGMENT_ID
+    fragment["title"] = "wartable ruleset fragment (a file named under include:)"
+    fragment["description"] = (
+        "A file pulled into a ruleset with include: holds sections only (tables, modifiers, procedures, ...), "
+        "no name, title or other metadata. Generated from ruleset.schema.json (interpreter.schema.write_schema_files)."
+    )
+    return fragment
+
+
+def _partial(node, changed: set):
+    """``node`` with nothing required: refs to object definitions lead to their _change forms.
+
+    Lists are replaced whole by a variant, so what sits in an array stays as it is.
+    """
+    if isinstance(node, list):
+        return [_partial(item, changed) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref[len("#/$defs/"):] in changed:
+        return {**node, "$ref": ref + "_change"}
+    if node.get("type") == "array":
+        return node
+    result = {}
+    for key, value in node.items():
+        if key in ("required", "minProperties", "allOf"):
+            continue  # required keys and their conditions are checked on the merged ruleset
+        if key in ("properties", "patternProperties"):
+            result[key] = {name: _partial(item, changed) for name, item in value.items()}
+        elif key in ("additionalProperties", "anyOf", "oneOf", "items"):
+            result[key] = _partial(value, changed)
+        else:
+            result[key] = value
+    return result
+
+
+def with_typed_variants(schema: dict) -> dict:
+    """The schema with override:, add: and remove: typed from the ruleset's own definitions."""
+    schema = copy.deepcopy(schema)
+    definitions = {k: v for k, v in schema["$defs"].items() if not k.endswith("_change")}
+    changed = {name for name, d in definitions.items() if "properties" in d and name not in ("note", "aid", "aid_axis")}
+    for name in sorted(changed):
+        partial = _partial(definitions[name], changed)
+        partial["description"] = f"Changes to a {name.replace('_', ' ')}: any of its keys, none required. " + definitions[name].get("description", "")
+        definitions[f"{name}_change"] = partial
+    # A row of a table's cells may be overridden cell by cell, by column heading.
+    cells = definitions["table_change"]["properties"]["cells"]
+    cells["additionalProperties"] = {"anyOf": cells["additionalProperties"]["anyOf"] + [
+        {"description": "Some cells of the row, by column heading.", "type": "object", "additionalProperties": {"$ref": "#/$defs/cell"}}
+    ]}
+    schema["$defs"] = definitions
+    properties = schema["properties"]
+    sections = {name: _partial(properties[name], changed) for name in VARIANT_SECTIONS}
+    example_change = {"$ref": "#/$defs/example_change", "required": ["name"]}
+    properties["override"] = {
+        "description": properties["override"]["description"],
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {**sections, "examples": {
+            "description": "Examples of the base to change, each named by its name.", "type": "array", "items": example_change,
+        }},
+    }
+    properties["add"] = {
+        "description": properties["add"]["description"],
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {**sections, "notes": properties["notes"], "examples": properties["examples"]},
+    }
+    names = {"type": "array", "items": {"type": ["string", "integer"]}, "description": "Names (or row headings) to remove."}
+    remove_sections = {}
+    for section in VARIANT_SECTIONS:
+        parts = REMOVABLE_PARTS.get(section, ())
+        inner = {"type": "object", "additionalProperties": False, "properties": {part: names for part in parts}}
+        remove_sections[section] = {
+            "description": f"Whole {section} by name, or named parts of them ({', '.join(parts) or 'none'}).",
+            "anyOf": [names, {"type": "object", "additionalProperties": inner}] if parts else [names],
+        }
+    properties["remove"] = {
+        "description": properties["remove"]["description"],
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {**remove_sections, "examples": {**names, "description": "Examples of the base to remove, by name."}},
+    }
+    return schema
+
+
+def write_schema_files(folder=None) -> list:
+    """Rewrite schemas/ruleset.schema.json (its generated parts) and schemas/fragment.schema.json."""
+    folder = folder or data_dir("schemas")
+    ruleset_path = folder / "ruleset.schema.json"
+    schema = with_typed_variants(json.loads(ruleset_path.read_text(encoding="utf-8")))
+    written = []
+    for path, document in ((ruleset_path, schema), (folder / "fragment.schema.json", fragment_schema(schema))):
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(path)
+    return written

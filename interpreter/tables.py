@@ -237,6 +237,8 @@ class Table:
     result_fields: tuple[tuple[str, Any], ...] | None = None
     # Where each cell was written ("file:line"), [row][column]: a variant's cells name the variant.
     provenance: tuple[tuple[str, ...], ...] = ()
+    # Result codes as printed and what they mean (for a player aid's legend).
+    codes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
