@@ -847,8 +847,19 @@ def test_deeply_nested_blocks_are_rejected(one_procedure):
 
 
 def test_redundant_parentheses_add_no_depth(one_procedure):
-    # ((((1)))) is the number 1: the parser keeps no node for a parenthesis, so 5,000 of them nest nothing
-    assert value_of(one_procedure, "(" * 5000 + "1" + ")" * 5000) == 1
+    # ((((1)))) is the number 1: the parser keeps no node for a parenthesis, so 150 of them nest nothing
+    assert value_of(one_procedure, "(" * 150 + "1" + ")" * 150) == 1
+
+
+def test_too_many_open_brackets_are_refused_before_parsing(one_procedure):
+    # brackets count toward the procedure depth limit (200) however redundant: the 201st is pointed at
+    with pytest.raises(RulesetError) as info:
+        one_procedure("outcome v(x = " + "(" * 201 + "1" + ")" * 201 + ")")
+    (diagnostic,) = info.value.diagnostics
+    assert "more than 200 brackets open at once" in diagnostic.message
+    # `outcome v(x = ` opens one bracket itself, so the 200th parenthesis is the 201st bracket:
+    # body column 7, plus the 14 characters of `outcome v(x = `, plus 199 parentheses before it
+    assert (diagnostic.line, diagnostic.column) == (BODY_LINE, BODY_COLUMN + 14 + 199)
 
 
 # ---- rulesets side by side ----------------------------------------------------------------------------------------------
