@@ -165,6 +165,11 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
     _add_json_option(diff)
     _add_limit_options(diff)
     _add_limit_options(test)
+    for command in sub.choices.values():
+        command.add_argument(
+            "--base-path", action="append", default=[], metavar="DIR", dest="base_paths",
+            help="allow a variant's extends: to name a base in DIR, outside the variant's folder (repeatable)",
+        )
     return parser
 
 
@@ -277,11 +282,16 @@ def _print_json(document: Any, stdout: TextIO) -> None:
 # ---- commands -------------------------------------------------------------------------
 
 
-def _load(name: str, command_line: CommandLine):
+def _base_paths(args, command_line: CommandLine) -> list[str]:
+    """Folders (or files) the user allows a variant's extends: to reach outside its own folder."""
+    return list(getattr(args, "base_paths", None) or [])
+
+
+def _load(name: str, command_line: CommandLine, args):
     from .loader import load_ruleset
 
     try:
-        return load_ruleset(name)
+        return load_ruleset(name, base_paths=_base_paths(args, command_line))
     except UsageError as error:
         index = command_line.find(name)
         raise command_line.error(index, error.diagnostics[0].message) from None
@@ -300,7 +310,7 @@ def _check(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> i
     entries = []
     for name in names:
         try:
-            ruleset = load_ruleset(name)
+            ruleset = load_ruleset(name, base_paths=_base_paths(args, command_line))
             problems = aid_problems(ruleset)
             if problems:
                 raise RulesetError(problems)
@@ -339,7 +349,7 @@ def _test(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     limits = _limits(args, command_line)
     examples = []
     for name in names:
-        ruleset = _load(name, command_line)
+        ruleset = _load(name, command_line, args)
         for result in run_examples(ruleset, limits=limits):
             entry = results.example_result(ruleset, result)
             examples.append(entry)
@@ -363,7 +373,7 @@ def _list(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     from . import results
     from .render import text_listing
 
-    document = results.listing(_load(args.ruleset, command_line))
+    document = results.listing(_load(args.ruleset, command_line, args))
     if args.json:
         _print_json(document, stdout)
     else:
@@ -375,7 +385,7 @@ def _show(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     from . import results
     from .render import text_modifiers, text_procedure, text_table
 
-    ruleset = _load(args.ruleset, command_line)
+    ruleset = _load(args.ruleset, command_line, args)
     if args.name in ruleset.tables:
         document, text = results.table_doc(ruleset.tables[args.name], provenance=args.provenance), text_table
     elif args.name in ruleset.modifiers:
@@ -398,7 +408,7 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     from .dice import DiceScriptError
     from .render import text_resolution
 
-    ruleset = _load(args.ruleset, command_line)
+    ruleset = _load(args.ruleset, command_line, args)
     procedure = _procedure(ruleset, args.procedure, command_line)
     inputs = _gather_inputs(procedure, args, command_line)
     choices = _gather_choices(procedure, args, command_line, ruleset)
@@ -462,7 +472,7 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     from .api import odds_by_choice
     from .render import text_distribution
 
-    ruleset = _load(args.ruleset, command_line)
+    ruleset = _load(args.ruleset, command_line, args)
     procedure = _procedure(ruleset, args.procedure, command_line)
     inputs = _gather_inputs(procedure, args, command_line)
     choices = _gather_choices(procedure, args, command_line, ruleset)
@@ -535,8 +545,8 @@ def _diff(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     from .limits import Budget
     from .render import text_changes
 
-    base = _load(args.base, command_line)
-    variant = _load(args.variant, command_line)
+    base = _load(args.base, command_line, args)
+    variant = _load(args.variant, command_line, args)
     found = [change.to_plain() for change in changes(base, variant)]
     listing = {"base": base.name, "variant": variant.name, "changes": found}
     if args.procedure is None:
@@ -565,7 +575,7 @@ def _sweep(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> i
     from .reporters import SWEEP_FORMATS, sweep_doc
     from .sweep import SweepError, parse_dimension, run_sweep
 
-    ruleset = _load(args.ruleset, command_line)
+    ruleset = _load(args.ruleset, command_line, args)
     procedure = _procedure(ruleset, args.procedure, command_line)
     if not args.over:
         raise command_line.error(command_line.find(args.procedure), "sweep needs at least one --over NAME=A..B (or NAME=V1,V2,...)")
@@ -607,7 +617,7 @@ def _sweep(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> i
 def _aid(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from .aid import player_aid
 
-    ruleset = _load(args.ruleset, command_line)
+    ruleset = _load(args.ruleset, command_line, args)
     page, summary = player_aid(ruleset, limits=_limits(args, command_line))
     if args.output:
         path = Path(args.output)

@@ -273,7 +273,7 @@ def procedure_doc(ruleset: Ruleset, name: str) -> dict:
 
 def procedure_text(procedure: Any) -> str:
     """The body as written (from the source file, so comments stay)."""
-    lines = procedure.body.pos.source.text.splitlines()
+    lines = procedure.body.pos.source.lines  # numbered as YAML numbers them (also at U+2028)
     first = procedure.body.pos.line
     last = max((s.pos.line for s in procedure.body.statements), default=first)
     end = last

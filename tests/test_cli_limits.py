@@ -113,3 +113,19 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert err.strip() == "wartable: interrupted"
+
+
+def test_a_base_outside_the_folder_needs_base_path(tmp_path):
+    (tmp_path / "base").mkdir()
+    (tmp_path / "variant").mkdir()
+    base = (Path(__file__).resolve().parent.parent / "rulesdata" / "eto.yaml").read_text(encoding="utf-8")
+    (tmp_path / "base" / "copy.yaml").write_text(base.replace("\nname: eto\n", "\nname: eto_copy\n"), encoding="utf-8")
+    variant = tmp_path / "variant" / "v.yaml"
+    variant.write_text('wartable: 1\nname: v\ntitle: v\nsource: s\nversion: "1"\nextends: ../base/copy.yaml\n', encoding="utf-8")
+    code, _, err = run(["check", str(variant)])
+    assert code == 1
+    assert "outside this ruleset's folder" in first_line(err) and "--base-path" in first_line(err)
+    code, out, err = run(["check", str(variant), "--base-path", str(tmp_path / "base")])
+    assert code == 0, err
+    # the variant changes nothing: eto's one table and two procedures
+    assert "1 table" in out and "2 procedures" in out
