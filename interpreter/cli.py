@@ -410,7 +410,7 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
 
     ruleset = _load(args.ruleset, command_line, args)
     procedure = _procedure(ruleset, args.procedure, command_line)
-    inputs = _gather_inputs(procedure, args, command_line)
+    inputs = _gather_inputs(procedure, args, command_line, ruleset=ruleset, stderr=stderr)
     choices = _gather_choices(procedure, args, command_line, ruleset)
     seed = _parse_seed(args.seed, command_line) if args.seed is not None else None
     dice = _parse_dice(args.dice, command_line) if args.dice is not None else None
@@ -474,7 +474,7 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
 
     ruleset = _load(args.ruleset, command_line, args)
     procedure = _procedure(ruleset, args.procedure, command_line)
-    inputs = _gather_inputs(procedure, args, command_line)
+    inputs = _gather_inputs(procedure, args, command_line, ruleset=ruleset, stderr=stderr)
     choices = _gather_choices(procedure, args, command_line, ruleset)
     by = _parse_by(args.by, procedure, command_line)
     digits = _parse_digits(args.digits, command_line)
@@ -557,7 +557,7 @@ def _diff(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
         return 0
     base_procedure = _procedure(base, args.procedure, command_line)
     variant_procedure = _procedure(variant, args.procedure, command_line)
-    inputs = _gather_inputs(variant_procedure, args, command_line)
+    inputs = _gather_inputs(variant_procedure, args, command_line, ruleset=variant, stderr=stderr)
     choices = _gather_choices(variant_procedure, args, command_line, variant)
     base_inputs = {k: v for k, v in inputs.items() if base_procedure.input(k) is not None}
     base_choices = {k: v for k, v in choices.items() if base_procedure.choice(k) is not None}
@@ -593,7 +593,7 @@ def _sweep(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> i
             raise command_line.error(index, f"--over: {dimension.name} is swept twice", _offset(command_line, index, dimension.name))
         seen[dimension.name] = index
     swept = {d.target for d in dimensions if not d.path}
-    inputs = _gather_inputs(procedure, args, command_line, provided=swept)
+    inputs = _gather_inputs(procedure, args, command_line, provided=swept, ruleset=ruleset, stderr=stderr)
     choices = _gather_choices(procedure, args, command_line, ruleset)
     for dimension, index in zip(dimensions, where):
         if dimension.is_choice and dimension.target in choices:
@@ -748,13 +748,19 @@ def _split_assignment(text: str, flag: str, command_line: CommandLine) -> tuple[
     return name.strip(), value, index
 
 
-def _gather_inputs(procedure, args, command_line: CommandLine, provided: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+def _gather_inputs(
+    procedure, args, command_line: CommandLine, provided: set[str] | frozenset[str] = frozenset(), *, ruleset=None, stderr: TextIO | None = None
+) -> dict[str, Any]:
     from .inputs import CoercionError, coerce, parse_command_line_value
     from .values import BoolType, IntType, StrType
 
     inputs: dict[str, Any] = {}
     if args.situation:
-        inputs.update(_situation(procedure, args.situation, command_line))
+        situation, warnings = _situation(procedure, args.situation, command_line, ruleset)
+        inputs.update(situation)
+        for warning in warnings:
+            if stderr is not None:
+                print(warning.format(), file=stderr)
     for text in args.assignments:
         name, value, index = _split_assignment(text, "--set", command_line)
         spec = procedure.input(name)
@@ -817,7 +823,16 @@ def _gather_choices(procedure, args, command_line: CommandLine, ruleset=None) ->
     return choices
 
 
-def _situation(procedure, path_text: str, command_line: CommandLine) -> dict[str, Any]:
+def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=None) -> tuple[dict[str, Any], list]:
+    """The inputs a situation file gives this procedure, and warnings for the keys it leaves to other steps.
+
+    One situation file serves every step of a mission: a key that names an
+    input of another procedure of the ruleset is left for that step (a
+    warning); a key that names no input anywhere is a mistake (an error,
+    with the closest input's name).
+    """
+    import difflib
+
     from .inputs import CoercionError, coerce
     from .loader import read_source
     from .yaml_loader import load_yaml
@@ -834,16 +849,22 @@ def _situation(procedure, path_text: str, command_line: CommandLine) -> dict[str
         raise UsageError(error.diagnostics) from None
     if not isinstance(loaded.data, dict):
         raise UsageError(loaded.diagnostic((), "a situation file is a mapping of input names to values"))
-    inputs, problems = {}, []
+    inputs, problems, warnings = {}, [], []
     choice_names = {c.name for c in procedure.choices}
+    elsewhere = {spec.name for other in (ruleset.compiled.values() if ruleset is not None else ()) for spec in other.inputs}
     for name, value in loaded.data.items():
         spec = procedure.input(name)
         if spec is None:
             if name in choice_names:
                 problems.append(loaded.diagnostic((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", at_key=True))
-                continue
-            known = ", ".join(s.name for s in procedure.inputs) or "none"
-            problems.append(loaded.diagnostic((name,), f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})", at_key=True))
+            elif name in elsewhere:
+                warning = loaded.diagnostic((name,), f"warning: procedure '{procedure.name}' does not use '{name}' (another step does); ignored", at_key=True)
+                warnings.append(warning)
+            else:
+                names = [s.name for s in procedure.inputs]
+                close = difflib.get_close_matches(name, names + sorted(elsewhere), n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else f" (inputs: {', '.join(names) or 'none'})"
+                problems.append(loaded.diagnostic((name,), f"procedure '{procedure.name}' has no input '{name}'{hint}", at_key=True))
             continue
         try:
             inputs[name] = coerce(value, spec.type, f"input '{name}'")
@@ -851,7 +872,7 @@ def _situation(procedure, path_text: str, command_line: CommandLine) -> dict[str
             problems.append(loaded.diagnostic((name,) + error.path, error.message, at_key=error.at_key))
     if problems:
         raise UsageError(problems)
-    return inputs
+    return inputs, warnings
 
 
 def _parse_seed(text: str, command_line: CommandLine) -> int:

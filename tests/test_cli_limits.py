@@ -129,3 +129,23 @@ def test_a_base_outside_the_folder_needs_base_path(tmp_path):
     assert code == 0, err
     # the variant changes nothing: eto's one table and two procedures
     assert "1 table" in out and "2 procedures" in out
+
+
+# ---- one situation file for every step ---------------------------------------------------------------------------
+
+def test_a_situation_key_for_another_step_is_a_warning(tmp_path):
+    situation = tmp_path / "situation.yaml"
+    # zones is interception's; normal_loss belongs to withdrawal, the next step of the same ruleset
+    situation.write_text("zones: 7\nnormal_loss: 3\n", encoding="utf-8")
+    code, out, err = run(["run", "eto", "interception", "--situation", str(situation), "--dice", "4"])
+    assert code == 0, err
+    assert "intercepted" in out  # row 7-8 lists 4
+    assert "situation.yaml:2:1: warning: procedure 'interception' does not use 'normal_loss' (another step does); ignored" in err
+
+
+def test_a_misspelt_situation_key_is_an_error_with_a_hint(tmp_path):
+    situation = tmp_path / "situation.yaml"
+    situation.write_text("zone: 7\n", encoding="utf-8")
+    code, _, err = run(["run", "eto", "interception", "--situation", str(situation), "--dice", "4"])
+    assert code == 2
+    assert "situation.yaml:1:1: procedure 'interception' has no input 'zone' (did you mean 'zones'?)" in first_line(err)
