@@ -19,6 +19,7 @@ from .dice import ScriptedDice, SeededDice, fresh_seed
 from .errors import Source, UsageError
 from .evaluator import Executor, TraceEvent
 from .inputs import CoercionError, coerce
+from .callgraph import illustrative_tables
 from .limits import Budget, Limits, breach
 from .ruleset import MISSING, Ruleset
 from .values import OutcomeValue, to_plain
@@ -114,6 +115,8 @@ class Resolution:
     outcome: OutcomeValue
     trace: tuple[TraceEvent, ...]
     unused_dice: int = 0
+    # Tables marked example: true that the procedure may read: the result rests on them, not the game's own.
+    illustrative_tables: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -167,6 +170,7 @@ def resolve(
         outcome,
         tuple(executor.trace or ()),
         source.unused if isinstance(source, ScriptedDice) else 0,
+        illustrative_tables(ruleset, procedure),
     )
 
 
@@ -179,6 +183,7 @@ class Distribution:
     inputs: Mapping[str, Any]
     outcomes: tuple[tuple[OutcomeValue, Fraction], ...]  # most likely first
     truncated: Fraction = Fraction(0)
+    illustrative_tables: tuple[str, ...] = ()  # see Resolution
 
     def probability(self, name: str, **fields: Any) -> Fraction:
         """Total probability of outcomes called ``name`` whose fields match ``fields``."""
@@ -242,7 +247,7 @@ def odds(
     # Every path ends in an outcome (checked at load), so the mass missing from
     # the outcomes is exactly what `while` bounds dropped.
     truncated = 1 - Fraction(sum(result.weights.values()), result.denom) if result.weights else Fraction(1)
-    return Distribution(ruleset.name, procedure, prepared, tuple(outcomes), truncated)
+    return Distribution(ruleset.name, procedure, prepared, tuple(outcomes), truncated, illustrative_tables(ruleset, procedure))
 
 
 def reachable_choices(ruleset: Ruleset, procedure: str) -> list:
@@ -319,6 +324,7 @@ class Sample:
     seed: int
     trials: int
     counts: tuple[tuple[OutcomeValue, int], ...]  # most frequent first
+    illustrative_tables: tuple[str, ...] = ()  # see Resolution
 
     def to_json(self) -> dict:
         return {
@@ -397,7 +403,7 @@ def monte_carlo(
         if progress is not None and trial % step == 0:
             progress(trial, trials)
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0].name, repr(item[0].fields)))
-    return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(ordered))
+    return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(ordered), illustrative_tables(ruleset, procedure))
 
 
 class _Discard(list):

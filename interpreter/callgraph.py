@@ -158,3 +158,29 @@ def _chain_text(chain: tuple[str, ...]) -> str:
     if len(chain) <= 8:
         return " -> ".join(chain)
     return " -> ".join(chain[:4]) + f" -> ... ({len(chain) - 6} more) -> " + " -> ".join(chain[-2:])
+
+
+def tables_read(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
+    """Every table ``procedure`` may look up, itself, in the modifier conditions it sums, or through
+    the procedures it resolves; in the order first met."""
+    found: dict[str, None] = {}
+    seen_procedures = {procedure}
+    seen_modifiers: set[str] = set()
+    stack: list[object] = [ruleset.procedures[procedure].body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Lookup) and node.table in ruleset.tables:
+            found.setdefault(node.table, None)
+        elif isinstance(node, ast.Resolve) and node.procedure in ruleset.procedures and node.procedure not in seen_procedures:
+            seen_procedures.add(node.procedure)
+            stack.append(ruleset.procedures[node.procedure].body)
+        elif isinstance(node, ast.ModifierSum) and node.list_name in ruleset.modifiers and node.list_name not in seen_modifiers:
+            seen_modifiers.add(node.list_name)
+            stack.extend(entry.condition for entry in ruleset.modifiers[node.list_name].entries)
+        stack.extend(child for child, _ in reversed(list(children(node))))
+    return tuple(found)
+
+
+def illustrative_tables(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
+    """The tables marked ``example: true`` (illustrative, not the game's own) that ``procedure`` may read."""
+    return tuple(name for name in tables_read(ruleset, procedure) if ruleset.tables[name].example)

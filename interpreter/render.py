@@ -225,11 +225,20 @@ def trace_line(event: dict) -> str:
     return event["message"]
 
 
+def _illustrative_line(doc: dict) -> list[str]:
+    """Say so when a result rests on tables the source did not give (marked example: true)."""
+    tables = doc.get("illustrative_tables") or []
+    if not tables:
+        return []
+    return [f"note: depends on ILLUSTRATIVE tables, not the game's own (example: true): {', '.join(tables)}"]
+
+
 def text_resolution(doc: dict, *, full_trace: bool, provenance: bool = False) -> str:
     source = f"seed {doc['seed']}" if doc["seed"] is not None else "scripted dice"
     lines = [f"{doc['ruleset']} {doc['procedure']} ({source})"]
     if doc["inputs"]:
         lines.append(_inputs_line(doc["inputs"]))
+    lines.extend(_illustrative_line(doc))
     for event in doc["trace"]:
         if not full_trace and (event["kind"] == "outcome" or event["kind"] not in TRACE_KINDS_SHORT):
             continue
@@ -286,6 +295,7 @@ def text_distribution(doc: dict, *, digits: int | None = None) -> str:
     lines = [f"{doc['ruleset']} {doc['procedure']}: exact odds"]
     if doc["inputs"]:
         lines.append(_inputs_line(doc["inputs"]))
+    lines.extend(_illustrative_line(doc))
     if "marginal" in doc:
         lines.append("by " + ", ".join(doc["by"]) + ":")
         rows = [[_key_text(m["values"])] + _probability_cells(m["probability"], m["p"], digits) for m in doc["marginal"]]
@@ -311,6 +321,7 @@ def text_sample(doc: dict, *, digits: int | None = None) -> str:
     lines = [f"{doc['ruleset']} {doc['procedure']}: {doc['trials']} trials (seed {doc['seed']})"]
     if doc["inputs"]:
         lines.append(_inputs_line(doc["inputs"]))
+    lines.extend(_illustrative_line(doc))
     places = digits if digits is not None else 4
     entries = doc["marginal"] if "marginal" in doc else doc["outcomes"]
     if "marginal" in doc:

@@ -321,6 +321,7 @@ def distribution(dist: Any, *, by: Sequence[str] | None = None, digits: int | No
         "outcomes": [{**outcome_doc(o), "probability": fraction(p), "p": decimal(p, digits)} for o, p in dist.outcomes],
         "truncated": fraction(dist.truncated),
         "means": means_doc(dist.means(), digits),
+        "illustrative_tables": list(dist.illustrative_tables),
     }
     if by:
         doc["by"] = list(by)
@@ -343,6 +344,7 @@ def sample(s: Any, *, by: Sequence[str] | None = None, digits: int | None = None
             for o, c in s.counts
         ],
         "means": means_doc(s.means(), digits),
+        "illustrative_tables": list(s.illustrative_tables),
     }
     if by:
         doc["by"] = list(by)
@@ -375,6 +377,7 @@ def resolution(r: Any) -> dict:
         "outcome": to_plain(r.outcome),
         "trace": [trace_event(e) for e in r.trace],
         "unused_dice": r.unused_dice,
+        "illustrative_tables": list(r.illustrative_tables),
     }
 
 

@@ -90,7 +90,7 @@ def test_run_scripted_die_not_listed_is_not_intercepted():
 
 def test_run_json_document():
     document = run_json(["run", "eto", "interception", "--set", "zones=7", "--dice", "4"])
-    assert set(document) == {"ruleset", "procedure", "inputs", "seed", "dice", "outcome", "trace", "unused_dice"}
+    assert set(document) == {"ruleset", "procedure", "inputs", "seed", "dice", "outcome", "trace", "unused_dice", "illustrative_tables"}
     assert document["unused_dice"] == 0  # one scripted die, one roll
     assert document["ruleset"] == "eto"
     assert document["procedure"] == "interception"
