@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import io
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from interpreter.cli import main
+
+from test_cli import installed_wartable
 
 MINEFIELD = ["odds", "naval_mines", "attack_through_minefield", "--set", "units=[{kind: battleship}, {kind: cruiser}]"]
 
@@ -88,15 +88,6 @@ def test_a_malformed_situation_file_exits_2(tmp_path):
     code, _, err = run(["run", "eto", "interception", "--situation", str(situation)])
     assert code == 2
     assert "YAML syntax error" in first_line(err)
-
-
-def installed_wartable() -> Path:
-    script = Path(sys.executable).parent / "wartable"
-    if not script.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"the console script {script} is not installed (CI is set)")
-        pytest.skip(f"the console script {script} is not installed (pip install . to test it)")
-    return script
 
 
 def test_ctrl_c_exits_130_with_one_line(tmp_path):
