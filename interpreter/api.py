@@ -5,24 +5,40 @@
     play = resolve(eto, "interception", {"zones": 7}, dice=[4])
     play.outcome.name          # 'intercepted'
     odds(eto, "interception", {"zones": 7}).probability("intercepted")   # Fraction(1, 2)
+
+Two engines run a procedure and give the same answers: the code compiled
+from it (:mod:`compiler`, the default, and much faster), and the
+tree-walking evaluator (:mod:`evaluator`), which explains a play step by
+step: ``resolve(..., trace=True)`` (the default) uses it, and
+``engine="reference"`` asks for it anywhere (differential tests).
 """
 
 from __future__ import annotations
 
 import itertools
+import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from . import ir
+from .compiled_ruleset import CompiledRuleset
 from .dice import ScriptedDice, SeededDice, fresh_seed
 from .errors import Source, UsageError
-from .evaluator import Executor, TraceEvent
 from .inputs import CoercionError, coerce
 from .callgraph import illustrative_tables
 from .limits import Budget, Limits, breach
-from .ruleset import MISSING, Ruleset
+from .ruleset import MISSING
+from .runtime import Run, fraction
 from .values import OutcomeValue, to_plain
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .evaluator import TraceEvent
+
+Ruleset = CompiledRuleset  # what load_ruleset gives and every call takes
+ENGINES = ("compiled", "reference")
+DEFAULT_LIMITS = Limits()
+ZERO = Fraction(0)
 
 SEED_BITS = 32
 API_INPUT = "<inputs>"
@@ -40,22 +56,30 @@ def _checked_call(
     limits: Any,
 ) -> tuple[ir.CompiledProcedure, dict[str, Any], Limits]:
     """The arguments every API call shares, checked: the project's own errors, never a TypeError."""
-    if not isinstance(ruleset, Ruleset):
+    if type(ruleset) is not CompiledRuleset and not isinstance(ruleset, CompiledRuleset):
         raise _misuse(f"expected a ruleset from load_ruleset(...), not {type(ruleset).__name__}")
-    if not isinstance(procedure, str):
+    if type(procedure) is not str and not isinstance(procedure, str):
         raise _misuse(f"the procedure is named by a string, not {type(procedure).__name__}")
-    if inputs is not None and not isinstance(inputs, Mapping):
-        raise _misuse(f"inputs are a mapping of input names to values, not {type(inputs).__name__}")
-    if inputs is not None and not all(isinstance(name, str) for name in inputs):
-        raise _misuse("input names are strings")
+    if inputs is not None:
+        if type(inputs) is not dict and not isinstance(inputs, Mapping):
+            raise _misuse(f"inputs are a mapping of input names to values, not {type(inputs).__name__}")
+        for name in inputs:
+            if not isinstance(name, str):
+                raise _misuse("input names are strings")
     if choices is not None and (not isinstance(choices, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in choices.items())):
         raise _misuse("choices are a mapping of choice names to option names (strings)")
     if limits is None:
-        limits = Limits()
-    if not isinstance(limits, Limits):
+        limits = DEFAULT_LIMITS
+    elif not isinstance(limits, Limits):
         raise _misuse(f"limits are a Limits(...), not {type(limits).__name__}")
     compiled = procedure_of(ruleset, procedure)
     return compiled, prepare_inputs(compiled, inputs or {}, choices), limits
+
+
+def _engine(engine: Any) -> str:
+    if engine not in ENGINES:
+        raise _misuse(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
+    return engine
 
 
 def _whole_number(value: Any, what: str, *, low: int, bits: int = 64) -> int:
@@ -77,12 +101,15 @@ def procedure_of(ruleset: Ruleset, name: str) -> ir.CompiledProcedure:
 def prepare_inputs(procedure: ir.CompiledProcedure, given: Mapping[str, Any], choices: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Given values checked against the declared inputs, defaults filled in."""
     problems = []
-    unknown = [name for name in given if procedure.input(name) is None]
-    for name in unknown:
-        known = ", ".join(spec.name for spec in procedure.inputs) or "none"
-        problems.append(f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})")
+    specs = procedure.inputs
+    if given:
+        declared = {spec.name for spec in specs}
+        for name in given:
+            if name not in declared:
+                known = ", ".join(spec.name for spec in specs) or "none"
+                problems.append(f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})")
     inputs: dict[str, Any] = {}
-    for spec in procedure.inputs:
+    for spec in specs:
         value = given.get(spec.name, spec.default)
         if value is MISSING:
             problems.append(f"input '{spec.name}' is required ({spec.type.describe()}{': ' + spec.description if spec.description else ''})")
@@ -91,12 +118,13 @@ def prepare_inputs(procedure: ir.CompiledProcedure, given: Mapping[str, Any], ch
             inputs[spec.name] = coerce(value, spec.type, f"input '{spec.name}'")
         except CoercionError as error:
             problems.append(error.message)
-    choices = dict(choices or {})
-    for choice in procedure.choices:
-        option = choices.get(choice.name, choice.default)
-        if option not in choice.options:
-            problems.append(f"choice '{choice.name}' must be one of {', '.join(choice.options)}, not {option!r}")
-        inputs[choice.name] = option
+    if procedure.choices:
+        choices = choices or {}
+        for choice in procedure.choices:
+            option = choices.get(choice.name, choice.default)
+            if option not in choice.options:
+                problems.append(f"choice '{choice.name}' must be one of {', '.join(choice.options)}, not {option!r}")
+            inputs[choice.name] = option
     if problems:
         source = Source(API_INPUT, "")
         raise UsageError([source.diagnostic(1, 1, message) for message in problems])
@@ -143,9 +171,15 @@ def resolve(
     choices: Mapping[str, str] | None = None,
     trace: bool = True,
     limits: Limits | None = None,
+    engine: str = "compiled",
 ) -> Resolution:
-    """Resolve ``procedure`` once: scripted ``dice``, a ``seed``, or a fresh seed (reported)."""
+    """Resolve ``procedure`` once: scripted ``dice``, a ``seed``, or a fresh seed (reported).
+
+    ``trace=True`` records every step (the evaluator runs the play);
+    ``trace=False`` runs the compiled code, unless ``engine="reference"``.
+    """
     compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
+    engine = _engine(engine)
     if dice is not None and seed is not None:
         raise _misuse("give scripted dice or a seed, not both")
     if dice is not None:
@@ -158,9 +192,15 @@ def resolve(
     else:
         seed = fresh_seed(SEED_BITS) if seed is None else _whole_number(seed, "the seed", low=0)
         source = SeededDice(seed)
-    executor = Executor(ruleset, dice=source, choices=choices, trace=trace, limits=limits)
-    outcomes = executor.run_procedure(compiled, prepared)
-    (outcome,) = outcomes.weights
+    if trace or engine == "reference":
+        from .evaluator import Executor
+
+        executor = Executor(ruleset, dice=source, choices=choices, trace=bool(trace), limits=limits)
+        (outcome,) = executor.run_procedure(compiled, prepared).weights
+        events = tuple(executor.trace or ())
+    else:
+        outcome = ruleset.program(procedure).run_play(Run(ruleset, limits, choices=dict(choices or {})), prepared, source.roll)
+        events = ()
     return Resolution(
         ruleset.name,
         procedure,
@@ -168,7 +208,7 @@ def resolve(
         seed,
         tuple(source.rolled),
         outcome,
-        tuple(executor.trace or ()),
+        events,
         source.unused if isinstance(source, ScriptedDice) else 0,
         illustrative_tables(ruleset, procedure),
     )
@@ -234,20 +274,48 @@ def odds(
     choices: Mapping[str, str] | None = None,
     limits: Limits | None = None,
     budget: Budget | None = None,
+    engine: str = "compiled",
 ) -> Distribution:
     """The exact distribution of ``procedure``'s outcomes over every die face.
 
     ``budget`` lets several calls share one budget (one command's timeout).
     """
     compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
-    executor = Executor(ruleset, dice=None, choices=choices, trace=False, limits=limits, budget=budget)
-    result = executor.run_procedure(compiled, prepared)
-    outcomes = [(outcome, Fraction(weight, result.denom)) for outcome, weight in result.weights.items() if weight]
-    outcomes.sort(key=lambda item: (-item[1], item[0].name, repr(item[0].fields)))
+    if _engine(engine) == "reference":
+        from .evaluator import Executor
+
+        executor = Executor(ruleset, dice=None, choices=choices, trace=False, limits=limits, budget=budget)
+        result = executor.run_procedure(compiled, prepared)
+        weights, denom = result.weights, result.denom
+    else:
+        program = ruleset.program(procedure)
+        weights, denom = program.exact(Run(ruleset, limits, budget, dict(choices or {})), program.inputs_tuple(prepared), 0)
+        weights = program.outcomes(weights)
+    outcomes = tuple((outcome, fraction(weight, denom)) for outcome, weight in most_likely_first(weights))
     # Every path ends in an outcome (checked at load), so the mass missing from
     # the outcomes is exactly what `while` bounds dropped.
-    truncated = 1 - Fraction(sum(result.weights.values()), result.denom) if result.weights else Fraction(1)
-    return Distribution(ruleset.name, procedure, prepared, tuple(outcomes), truncated, illustrative_tables(ruleset, procedure))
+    total = sum(weights.values())
+    truncated = ZERO if total == denom else (1 - Fraction(total, denom) if weights else Fraction(1))
+    return Distribution(ruleset.name, procedure, prepared, outcomes, truncated, illustrative_tables(ruleset, procedure))
+
+
+def most_likely_first(counts: Mapping[OutcomeValue, int]) -> list[tuple[OutcomeValue, int]]:
+    """Outcomes with a non-zero weight (or count), the largest first, then by name, then by fields as written."""
+    items = [(outcome, weight) for outcome, weight in counts.items() if weight]
+    items.sort(key=_weight_and_name)
+    for (a, x), (b, y) in zip(items, items[1:]):
+        if x == y and a.name == b.name:  # a tie: the fields' text decides, as it always has
+            items.sort(key=_weight_name_and_fields)
+            break
+    return items
+
+
+def _weight_and_name(item: tuple[OutcomeValue, int]) -> tuple:
+    return -item[1], item[0].name
+
+
+def _weight_name_and_fields(item: tuple[OutcomeValue, int]) -> tuple:
+    return -item[1], item[0].name, repr(item[0].fields)
 
 
 def reachable_choices(ruleset: Ruleset, procedure: str) -> list:
@@ -379,16 +447,25 @@ def monte_carlo(
     choices: Mapping[str, str] | None = None,
     progress=None,
     limits: Limits | None = None,
+    engine: str = "compiled",
 ) -> Sample:
     """Resolve ``procedure`` ``trials`` times with one seeded stream of dice.
 
     Each play has the whole work budget to itself; the timeout holds for the whole run.
+    Both engines draw the same dice from the same seed, so they count the same outcomes.
     """
     compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
     _whole_number(trials, "trials", low=1)
     if trials > limits.max_trials:
         raise breach(None, "max_trials", f"{trials:,} trials is more than {limits.max_trials:,}")
     seed = fresh_seed(SEED_BITS) if seed is None else _whole_number(seed, "the seed", low=0)
+    if _engine(engine) == "compiled":
+        program = ruleset.program(procedure)
+        keyed: dict = {}
+        program.sample(Run(ruleset, limits, choices=dict(choices or {})), program.inputs_tuple(prepared), trials, random.Random(seed).random, keyed, progress)
+        return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(most_likely_first(program.outcomes(keyed))), illustrative_tables(ruleset, procedure))
+    from .evaluator import Executor
+
     source = SeededDice(seed)
     source.rolled = _Discard()
     budget = Budget(limits)

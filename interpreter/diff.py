@@ -17,8 +17,7 @@ from typing import Any, Mapping
 
 from . import ast
 from .api import Distribution
-from .checker import compile_ruleset
-from .errors import DiagnosticList
+from .compiled_ruleset import compile_model
 from .inputs import CoercionError, parse_command_line_value
 from .ruleset import Constant, ModifierEntry, Ruleset, frozen_mapping
 from .results import condition_text, input_doc
@@ -227,8 +226,5 @@ def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
             except CoercionError as error:
                 raise WhatIfError(f"{name}: {error.message}", value_offset) from None
             constants[name] = Constant(name, value, "--what-if (command line)", constant.description, constant.pos)
-    changed = dataclasses.replace(ruleset, constants=frozen_mapping(constants), modifiers=frozen_mapping(modifiers), compiled=frozen_mapping())
-    diagnostics = DiagnosticList()
-    compiled = compile_ruleset(changed, diagnostics)
-    diagnostics.raise_if_any()
-    return dataclasses.replace(changed, compiled=frozen_mapping(compiled))
+    changed = dataclasses.replace(ruleset.model, constants=frozen_mapping(constants), modifiers=frozen_mapping(modifiers))
+    return compile_model(changed)

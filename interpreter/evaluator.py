@@ -25,10 +25,10 @@ from typing import Any, Callable
 from . import ast, ir
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
-from .limits import Budget, Limits, LimitExceeded, breach
+from .limits import STATEMENT_WORK, Budget, Limits, LimitExceeded, breach
 from .ruleset import Ruleset
 from .tables import OffTable, lookup
-from .values import OutcomeValue, Record, conforms, kind_of_value, show
+from .values import OutcomeValue, Record, brief, conforms, kind_of_value, show
 
 __all__ = ["Dist", "Executor", "LimitExceeded", "Limits", "TraceEvent"]
 
@@ -598,39 +598,6 @@ class Executor:
 
 
 _DROP = ("dropped at a loop bound",)
-# Units of work one statement costs for one state: about what it costs in time
-# against one die face spread or one list item made (a unit each); weights
-# that are long integers cost more.
-STATEMENT_WORK = 4
-
-
-def brief(value: Any, width: int = 80) -> str:
-    """``show(value)`` cut to about ``width`` characters, without building the whole text of a long list."""
-    budget = [width]
-
-    def text(item: Any) -> str:
-        if budget[0] <= 0:
-            return "..."
-        if type(item) is tuple:
-            parts = []
-            for element in item:
-                if budget[0] <= 0:
-                    parts.append(f"... ({len(item)} items)")
-                    break
-                parts.append(text(element))
-            shown = "[" + ", ".join(parts) + "]"
-        else:
-            shown = show(item) if not isinstance(item, (Record, OutcomeValue)) or _small(item) else type(item).__name__.lower()
-        budget[0] -= len(shown) + 2
-        return shown
-
-    shown = text(value)
-    return shown if len(shown) <= width else shown[: width - 3] + "..."
-
-
-def _small(value: "Record | OutcomeValue") -> bool:
-    items = value.items() if isinstance(value, Record) else value.fields
-    return all(type(item) is not tuple or len(item) <= 8 for _, item in items)
 
 
 def _put(env: tuple, slot: int, value: Any) -> tuple:

@@ -24,6 +24,12 @@ from typing import Any
 from .errors import WartableError
 
 
+# Units of work one statement costs for one state: about what it costs in time
+# against one die face spread or one list item made (a unit each); weights
+# that are long integers cost more.  Both engines count in these units.
+STATEMENT_WORK = 4
+
+
 class LimitExceeded(WartableError):
     """A procedure ran past one of its budgets."""
 

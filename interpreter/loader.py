@@ -1,7 +1,8 @@
 """Load a ruleset: files -> safe YAML -> JSON Schema -> model -> checked, compiled.
 
 ``load_ruleset`` is the Python API's front door.  It returns an immutable
-:class:`Ruleset`; load as many as you like in one process, they share nothing.
+:class:`~compiled_ruleset.CompiledRuleset` (the model and its checked
+procedures); load as many as you like in one process, they share nothing.
 
 Which files a ruleset may make wartable read (it comes from a stranger):
 
@@ -20,19 +21,17 @@ problem with the path the user gave is a UsageError.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 from typing import Iterable
 
 from .builder import Builder
-from .checker import compile_ruleset
+from .compiled_ruleset import CompiledRuleset, compile_model
 from .errors import DiagnosticList, RulesetError, Source, UsageError
 from .files import describe, display_name, is_inside, read_source, real_path
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
 from .merge import SECTIONS, apply_variant, include_fragments
 from .resources import bundled_names, bundled_ruleset, data_dir
-from .ruleset import Ruleset, frozen_mapping
 from .schema import validate
 from .yaml_loader import LoadedYaml, load_yaml
 
@@ -47,7 +46,7 @@ def load_ruleset(
     *,
     base_paths: Iterable[str | os.PathLike] | str | os.PathLike = (),
     limits: LoadLimits = DEFAULT_LOAD_LIMITS,
-) -> Ruleset:
+) -> CompiledRuleset:
     """Load, validate, check and compile a ruleset.  Raises RulesetError with every problem found.
 
     ``path_or_name`` is a ``.yaml`` file, a folder holding ``ruleset.yaml``,
@@ -66,10 +65,10 @@ def load_ruleset(
         raise _usage(f"cannot read ruleset '{_shorten(os.fspath(path_or_name))}': {_reason(error)}") from None
     document = loading.assemble(main, path, ())
     diagnostics = DiagnosticList()
-    ruleset = Builder([document], diagnostics, limits).build()
-    compiled = compile_ruleset(ruleset, diagnostics)
+    model = Builder([document], diagnostics, limits).build()
+    ruleset = compile_model(model, diagnostics)
     diagnostics.raise_if_any()
-    return dataclasses.replace(ruleset, compiled=frozen_mapping(compiled))
+    return ruleset
 
 
 def resolve_ruleset_path(path_or_name: str | os.PathLike) -> Path:

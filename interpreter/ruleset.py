@@ -1,7 +1,9 @@
 """The ruleset model: what a validated ruleset holds, as immutable objects.
 
-Built by ``builder`` from YAML, checked and compiled by ``checker``.  Two
-rulesets loaded side by side share nothing mutable.
+Built by ``builder`` from YAML.  The checker and the compiler make a
+:class:`~compiled_ruleset.CompiledRuleset` of it, which is what
+``load_ruleset`` returns.  Two rulesets loaded side by side share nothing
+mutable.
 """
 
 from __future__ import annotations
@@ -155,5 +157,3 @@ class Ruleset:
     notes: tuple[Note, ...] = ()
     examples: tuple[Example, ...] = ()
     aids: tuple[Aid, ...] = ()
-    # Filled by the checker: procedure name -> compiled program (see ir.py).
-    compiled: Mapping[str, Any] = field(default_factory=frozen_mapping)

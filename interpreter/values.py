@@ -15,7 +15,9 @@ from typing import Any, Iterator
 class Record:
     """An immutable record (a unit, a table cell) with named fields."""
 
-    __slots__ = ("type_name", "_items", "_hash", "_measure")
+    __slots__ = ("type_name", "_items", "_hash", "_measure", "_fields")
+
+    MISSING: Any = object()  # what lookup() gives for a field the record does not have
 
     def __init__(self, type_name: str, items: "dict[str, Any] | tuple[tuple[str, Any], ...]"):
         pairs = tuple(items.items()) if isinstance(items, dict) else tuple(items)
@@ -23,6 +25,17 @@ class Record:
         object.__setattr__(self, "_items", pairs)
         object.__setattr__(self, "_hash", hash((type_name, pairs)))
         object.__setattr__(self, "_measure", None)
+        object.__setattr__(self, "_fields", None)
+
+    def lookup(self, name: str) -> Any:
+        """The field's value, or Record.MISSING; by name through a dictionary made on first use."""
+        fields = self._fields
+        if fields is None:
+            fields = {}
+            for key, value in self._items:
+                fields.setdefault(key, value)
+            object.__setattr__(self, "_fields", fields)
+        return fields.get(name, Record.MISSING)
 
     def _measured(self) -> tuple[int, int]:
         """(items, depth), measured once: a record's fields were checked when they were made."""
@@ -129,6 +142,35 @@ def show(value: Any) -> str:
     if isinstance(value, Fraction):
         return f"{value.numerator}:{value.denominator}"
     return str(value)
+
+
+def brief(value: Any, width: int = 80) -> str:
+    """``show(value)`` cut to about ``width`` characters, without building the whole text of a long list."""
+    budget = [width]
+
+    def text(item: Any) -> str:
+        if budget[0] <= 0:
+            return "..."
+        if type(item) is tuple:
+            parts = []
+            for element in item:
+                if budget[0] <= 0:
+                    parts.append(f"... ({len(item)} items)")
+                    break
+                parts.append(text(element))
+            shown = "[" + ", ".join(parts) + "]"
+        else:
+            shown = show(item) if not isinstance(item, (Record, OutcomeValue)) or _small(item) else type(item).__name__.lower()
+        budget[0] -= len(shown) + 2
+        return shown
+
+    shown = text(value)
+    return shown if len(shown) <= width else shown[: width - 3] + "..."
+
+
+def _small(value: "Record | OutcomeValue") -> bool:
+    items = value.items() if isinstance(value, Record) else value.fields
+    return all(type(item) is not tuple or len(item) <= 8 for _, item in items)
 
 
 # ---- static types -----------------------------------------------------------

@@ -1,0 +1,96 @@
+"""A loaded ruleset: the model, its checked procedures, and the Python code compiled from them.
+
+:func:`compile_model` pairs an immutable :class:`~ruleset.Ruleset` (tables,
+modifiers, constants, procedures as written) with what the checker made of
+its procedures (:mod:`ir`) and the functions the compiler generated from
+those (:mod:`compiler`).  Nothing is patched in afterwards: the object is
+made once, whole, and two of them share nothing mutable.
+
+The model's parts are readable straight from the compiled ruleset
+(``ruleset.tables``, ``ruleset.examples``...), so code that only reads a
+ruleset does not care which of the two it holds.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import FrozenInstanceError
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from . import ir
+from .errors import DiagnosticList
+from .ruleset import Ruleset
+
+
+class CompiledRuleset:
+    """A ruleset ready to run: ``model``, ``compiled`` (checked procedures) and their generated code."""
+
+    __slots__ = ("model", "compiled", "_code", "_lock")
+
+    def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure]):
+        object.__setattr__(self, "model", model)
+        object.__setattr__(self, "compiled", MappingProxyType(dict(compiled)))
+        object.__setattr__(self, "_code", {})
+        object.__setattr__(self, "_lock", threading.Lock())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}: a compiled ruleset is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}: a compiled ruleset is immutable")
+
+    def program(self, name: str):
+        """The generated code of procedure ``name`` (:class:`compiler.ProcedureCode`).
+
+        Each procedure is compiled once, the first time it is run, and kept:
+        a ruleset with many procedures loads without compiling those a
+        command never runs (about a millisecond each).
+        """
+        code = self._code.get(name)
+        if code is None:
+            with self._lock:
+                code = self._code.get(name)
+                if code is None:
+                    from .compiler import compile_procedure
+
+                    code = compile_procedure(self.compiled[name])
+                    self._code[name] = code
+        return code
+
+    def compile_all(self) -> None:
+        """Compile every procedure now (tests; a server that wants no first-call delay)."""
+        for name in self.compiled:
+            self.program(name)
+
+    # ---- the model, read through ---------------------------------------------------
+
+    name = property(lambda self: self.model.name)
+    title = property(lambda self: self.model.title)
+    source = property(lambda self: self.model.source)
+    version = property(lambda self: self.model.version)
+    description = property(lambda self: self.model.description)
+    path = property(lambda self: self.model.path)
+    constants = property(lambda self: self.model.constants)
+    types = property(lambda self: self.model.types)
+    tables = property(lambda self: self.model.tables)
+    modifiers = property(lambda self: self.model.modifiers)
+    procedures = property(lambda self: self.model.procedures)
+    notes = property(lambda self: self.model.notes)
+    examples = property(lambda self: self.model.examples)
+    aids = property(lambda self: self.model.aids)
+
+    def __repr__(self) -> str:
+        return f"CompiledRuleset({self.model.name!r}, {len(self.compiled)} procedures)"
+
+
+def compile_model(model: Ruleset, diagnostics: DiagnosticList | None = None) -> CompiledRuleset:
+    """Check ``model``'s procedures and pair them with it.  Problems go to ``diagnostics`` (raised when None)."""
+    from .checker import compile_ruleset
+
+    own = diagnostics is None
+    diagnostics = diagnostics if diagnostics is not None else DiagnosticList()
+    compiled = compile_ruleset(model, diagnostics)
+    if own:
+        diagnostics.raise_if_any()
+    return CompiledRuleset(model, compiled)

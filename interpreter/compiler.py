@@ -1,0 +1,1492 @@
+"""Compile checked procedures (the IR) to Python functions, once per ruleset when it loads.
+
+For every procedure three functions are generated:
+
+- ``exact``: the distribution of outcomes over every die face.  It carries
+  dictionaries of states (tuples of the variables live at that point: dead
+  ones are never stored) with integer weights over a common denominator,
+  like the evaluator, but runs straight-line statements, and one die roll
+  with the statements after it, as one pass over the states; states merge
+  where passes meet (before a second roll, around loops and branches that
+  roll).
+- ``play``: one play with a dice source (scripted or seeded dice), straight
+  Python over local variables.
+- ``sample``: Monte Carlo, many plays with one seeded stream: the statements
+  before the first roll run once, values that cannot change between plays
+  are computed once (on first use, so an error still appears where the
+  evaluator would raise it), and the rest runs once per trial.
+
+Every error keeps the evaluator's message and position: anything that can
+fail goes through a helper in :mod:`runtime` or :mod:`builtins`, which the
+evaluator shares.  Budgets are charged per pass (exact) or per loop round
+(plays), so a runaway procedure is still stopped quickly.
+
+Safety.  The generated text is Python source that this module writes and
+``compile()``s; no text from a ruleset is ever evaluated.  User text
+(procedure, field, outcome and variable names, strings, notes, rule
+citations) reaches the generated source only through ``repr()`` of an
+``int``, a ``bool`` or a ``str``.  Every identifier in the generated source
+is this module's own (``v3`` for slot 3, ``i0`` for the first input, ``k12``
+for a constant, ``f7`` for a function), never a name from the ruleset.
+Every other value (tables, records, lists, positions, types, built-in
+implementations) is passed in by reference through the namespace the code
+runs in, never written as text.  The namespace is the compiled ruleset's
+own and offers the generated code only the few built-ins it uses.  Deep
+nesting in a procedure becomes separate functions, so the generated code
+stays well inside Python's own limits (indentation, nested blocks,
+parentheses).
+
+The tree-walking evaluator (:mod:`evaluator`) stays the reference: it
+explains a play step by step (traces) and the differential tests hold the
+two back ends to identical fractions and identical Monte Carlo counts.
+"""
+
+from __future__ import annotations
+
+import builtins as _python_builtins
+import math
+from typing import Any, Callable, Mapping
+
+from . import ir
+from .limits import STATEMENT_WORK
+from .runtime import (
+    Acc,
+    Run,
+    counted,
+    dice_distribution,
+    divide,
+    field,
+    index,
+    make_guard,
+    make_range,
+    negative_limit,
+    not_a_list,
+    overflow,
+    past_limit,
+    range_size,
+    too_deep,
+    violated,
+)
+from .tables import OffTable, lookup as table_lookup
+from .values import OutcomeValue
+
+# How deep generated code may nest before a part of it becomes a function of its own.
+MAX_INLINE_IFS = 24  # nested `if`s written inline in one function
+MAX_PLAY_LOOPS = 6  # nested loops written inline in one function (Python allows 20 blocks)
+MAX_INDENT = 60  # indentation levels (Python allows 100)
+MAX_EXPRESSION_DEPTH = 20  # procedure-language expression levels before a helper function
+
+_UNSET = object()  # a value hoisted out of Monte Carlo trials, not computed yet
+
+# The only built-ins generated code may use.
+_ALLOWED_BUILTINS = ("len", "int", "min", "max", "abs", "all", "any", "tuple", "range", "type", "enumerate", "sum")
+
+
+class ProcedureCode:
+    """The generated functions of one procedure, and how to call them."""
+
+    __slots__ = ("procedure", "input_names", "sites", "exact", "play", "sample", "source", "_outcomes")
+
+    def __init__(self, procedure: ir.CheckedProcedure, input_names: tuple[str, ...], sites: tuple):
+        self.procedure = procedure
+        self.input_names = input_names  # the order of the inputs tuple: inputs, then choices
+        self.sites = sites  # per outcome statement: (name, field names)
+        self.exact: Callable = None  # type: ignore[assignment]
+        self.play: Callable = None  # type: ignore[assignment]
+        self.sample: Callable = None  # type: ignore[assignment]
+        self.source = ""  # the generated Python, for reading and for tests
+        self._outcomes: dict = {}
+
+    def inputs_tuple(self, inputs: Mapping[str, Any]) -> tuple:
+        return tuple([inputs[name] for name in self.input_names])
+
+    def outcome(self, key: Any) -> OutcomeValue:
+        """The outcome an outcome key stands for: the statement's index, then its field values."""
+        found = self._outcomes.get(key)
+        if found is None:
+            if type(key) is int:
+                name, _ = self.sites[key]
+                found = OutcomeValue(name, ())
+            else:
+                name, names = self.sites[key[0]]
+                found = OutcomeValue(name, tuple(zip(names, key[1:])))
+            if len(self._outcomes) < 4096:
+                self._outcomes[key] = found
+        return found
+
+    def outcomes(self, weights: dict) -> dict:
+        """Keys to outcomes; statements that give equal outcomes merge."""
+        merged: dict = {}
+        convert = self.outcome
+        for key, weight in weights.items():
+            value = convert(key)
+            merged[value] = merged.get(value, 0) + weight
+        return merged
+
+    def run_exact(self, rt: Run, inputs: Mapping[str, Any], depth: int = 0) -> tuple[dict, int]:
+        weights, denom = self.exact(rt, self.inputs_tuple(inputs), depth)
+        return self.outcomes(weights), denom
+
+    def run_play(self, rt: Run, inputs: Mapping[str, Any], roll: Callable[[int], int], depth: int = 0) -> OutcomeValue:
+        return self.outcome(self.play(rt, self.inputs_tuple(inputs), roll, depth))
+
+
+def compile_procedure(procedure: ir.CheckedProcedure) -> ProcedureCode:
+    """Generate, compile and load the code of one checked procedure.
+
+    Procedures it resolves are reached at run time by name, through the
+    running :class:`~runtime.Run`, so each procedure compiles on its own.
+    """
+    module = _Module()
+    code = _ProcedureCompiler(module, procedure, 0).compile()
+    source = module.source()
+    namespace = module.namespace()
+    exec(compile(source, f"<wartable: procedure {procedure.name}>", "exec"), namespace)  # our own source: see the module docstring
+    for target, names in module.bindings:
+        target.exact = namespace[names[0]]
+        target.play = namespace[names[1]]
+        target.sample = namespace[names[2]]
+    code.source = source
+    return code
+
+
+# ---- the generated module ---------------------------------------------------------------
+
+
+class _Module:
+    """The source being written and the values it refers to by name."""
+
+    def __init__(self) -> None:
+        self.functions: list[list[str]] = []
+        self.values: dict[str, Any] = {}
+        self._by_id: dict[int, str] = {}
+        self._keep: list = []  # keeps referenced objects alive while ids are used as keys
+        self.counter = 0
+        self.bindings: list[tuple[ProcedureCode, tuple[str, str, str]]] = []
+        for name, value in (
+            ("Acc", Acc), ("lcm", math.lcm), ("UNSET", _UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
+            ("IDX", index), ("CNT", counted), ("RNG", make_range), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
+            ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple),
+        ):
+            self.values[name] = value
+
+    def name(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def ref(self, value: Any, prefix: str = "k") -> str:
+        """A name in the namespace for ``value`` (by identity): how non-literal values reach the code."""
+        key = id(value)
+        found = self._by_id.get(key)
+        if found is None:
+            found = self.name(prefix)
+            self._by_id[key] = found
+            self._keep.append(value)
+            self.values[found] = value
+        return found
+
+    def add(self, lines: list[str]) -> None:
+        self.functions.append(lines)
+
+    def source(self) -> str:
+        return "\n".join(line for function in self.functions for line in function) + "\n"
+
+    def namespace(self) -> dict:
+        allowed = {name: getattr(_python_builtins, name) for name in _ALLOWED_BUILTINS}
+        return {"__builtins__": allowed, **self.values}
+
+
+def literal(value: Any) -> str | None:
+    """Python source for an int, a bool or a str (through repr); None for anything else."""
+    kind = type(value)
+    if kind is bool or kind is str:
+        return repr(value)
+    if kind is int:
+        return repr(value) if value >= 0 else f"({value!r})"
+    return None
+
+
+# ---- analysis ---------------------------------------------------------------------------
+
+
+class _Facts:
+    """What the compiler needs to know about a procedure's IR: liveness, dice, loops."""
+
+    def __init__(self, procedure: ir.CheckedProcedure):
+        self.before: dict[int, frozenset] = {}  # live slots before each statement
+        self.after: dict[int, frozenset] = {}  # live slots after each statement
+        self.head: dict[int, frozenset] = {}  # live slots at a loop's head
+        self.block_in: dict[int, frozenset] = {}  # live slots at a block's start
+        self.rolls: dict[int, bool] = {}  # statement contains a roll or a call
+        self.loops: dict[int, bool] = {}  # statement contains a loop
+        self.if_depth: dict[int, int] = {}  # nested `if`s inside a statement (itself included)
+        self.bound: set[int] = set()  # aggregate variables: never part of a state
+        self.sequence_slots: set[int] = set()  # a `for` loop's list and position: states carry them, plays do not
+        self.assigned: dict[int, frozenset] = {}  # slots a statement may assign
+        self.ranges: dict[int, tuple[int, int]] = {}  # slots known to hold an int in [low, high]
+        self._uses: dict[int, frozenset] = {}
+        self._collect(procedure.body)
+        self._ranges(procedure.body)
+        self._block(procedure.body, frozenset(), frozenset())
+
+    # -- structure
+
+    def _collect(self, block: ir.Block) -> None:
+        """Bound slots, rolls, loops and if-depth for every statement (children before parents)."""
+        order: list = []
+        stack: list = [block]
+        while stack:
+            node = stack.pop()
+            if type(node) is ir.Block:
+                stack.extend(node.statements)
+                continue
+            order.append(node)
+            stack.extend(ir.statement_blocks(node))
+            for expr in ir.statement_expressions(node):
+                self._scan_expression(expr)
+        for statement in reversed(order):
+            kind = type(statement)
+            inner = [s for b in ir.statement_blocks(statement) for s in b.statements]
+            self.rolls[id(statement)] = kind in (ir.Roll, ir.CallProcedure) or any(self.rolls[id(s)] for s in inner)
+            self.loops[id(statement)] = kind in (ir.ForLoop, ir.WhileLoop) or any(self.loops[id(s)] for s in inner)
+            self.if_depth[id(statement)] = (1 if kind is ir.If else 0) + max((self.if_depth[id(s)] for s in inner), default=0)
+            assigned = set()
+            if kind in (ir.Assign, ir.Roll, ir.CallProcedure):
+                assigned.add(statement.slot)
+            elif kind is ir.ForLoop:
+                assigned.update((statement.var_slot, statement.sequence_slot, statement.index_slot))
+                self.sequence_slots.update((statement.sequence_slot, statement.index_slot))
+            elif kind is ir.WhileLoop:
+                assigned.update((statement.count_slot, statement.limit_slot))
+            for s in inner:
+                assigned |= self.assigned[id(s)]
+            self.assigned[id(statement)] = frozenset(assigned)
+
+    def _scan_expression(self, expr) -> None:
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if type(node) is ir.Aggregate:
+                self.bound.add(node.slot)
+            stack.extend(ir.sub_expressions(node))
+
+    def _ranges(self, block: ir.Block) -> None:
+        """Slots that hold the total of a roll of literal dice, and `let` copies of them never `set` again."""
+        statements: list = []
+        stack: list = [block]
+        while stack:
+            node = stack.pop()
+            if type(node) is ir.Block:
+                stack.extend(node.statements)
+            else:
+                statements.append(node)
+                stack.extend(ir.statement_blocks(node))
+        writes: dict[int, int] = {}
+        for s in statements:
+            for slot in _direct_writes(s):
+                writes[slot] = writes.get(slot, 0) + 1
+        for s in statements:
+            if type(s) is ir.Roll and type(s.count) is ir.Const and type(s.sides) is ir.Const and writes.get(s.slot) == 1:
+                count, sides = s.count.value, s.sides.value
+                if type(count) is int and type(sides) is int and count >= 0 and sides >= 1:
+                    self.ranges[s.slot] = (count, count * sides)
+        for s in statements:
+            if type(s) is ir.Assign and type(s.value) is ir.Local and s.value.slot in self.ranges and writes.get(s.slot) == 1:
+                self.ranges[s.slot] = self.ranges[s.value.slot]
+
+    # -- liveness
+
+    def uses(self, expr) -> frozenset:
+        if expr is None:
+            return frozenset()
+        key = id(expr)
+        found = self._uses.get(key)
+        if found is None:
+            slots = set()
+            stack = [expr]
+            while stack:
+                node = stack.pop()
+                if type(node) is ir.Local:
+                    slots.add(node.slot)
+                stack.extend(ir.sub_expressions(node))
+            found = self._uses[key] = frozenset(slots - self.bound)
+        return found
+
+    def _block(self, block: ir.Block, out: frozenset, brk: frozenset) -> frozenset:
+        live = out
+        for statement in reversed(block.statements):
+            self.after[id(statement)] = live
+            live = self._statement(statement, live, brk)
+            self.before[id(statement)] = live
+        self.block_in[id(block)] = live
+        return live
+
+    def _statement(self, s, out: frozenset, brk: frozenset) -> frozenset:
+        kind = type(s)
+        if kind is ir.Assign:
+            return (out - {s.slot}) | self.uses(s.value)
+        if kind is ir.Roll:
+            return (out - {s.slot}) | self.uses(s.count) | self.uses(s.sides)
+        if kind is ir.CallProcedure:
+            used = frozenset().union(*(self.uses(value) for _, value in s.args)) if s.args else frozenset()
+            return (out - {s.slot}) | used
+        if kind is ir.Require:
+            return out | self.uses(s.condition)
+        if kind is ir.Note:
+            return out
+        if kind is ir.Outcome:
+            return frozenset().union(*(self.uses(value) for _, value in s.fields)) if s.fields else frozenset()
+        if kind is ir.Break:
+            return brk
+        if kind is ir.If:
+            live = frozenset()
+            for condition, body in s.branches:
+                live |= self.uses(condition) | self._block(body, out, brk)
+            live |= self._block(s.otherwise, out, brk) if s.otherwise is not None else out
+            return live
+        if kind is ir.ForLoop:
+            carried = frozenset((s.sequence_slot, s.index_slot))
+            head = carried | out
+            while True:
+                body_in = self._block(s.body, head, out)
+                new = carried | out | (body_in - {s.var_slot})
+                if new == head:
+                    break
+                head = new
+            self.head[id(s)] = head
+            return (head - carried) | self.uses(s.iterable)
+        if kind is ir.WhileLoop:
+            carried = frozenset((s.count_slot, s.limit_slot))
+            head = carried | self.uses(s.condition) | out
+            while True:
+                body_in = self._block(s.body, head, out)
+                new = carried | self.uses(s.condition) | out | body_in
+                if new == head:
+                    break
+                head = new
+            self.head[id(s)] = head
+            return (head - carried) | self.uses(s.limit)
+        raise AssertionError(f"unknown statement {s!r}")  # pragma: no cover
+
+
+def _direct_writes(statement) -> tuple[int, ...]:
+    kind = type(statement)
+    if kind in (ir.Assign, ir.Roll, ir.CallProcedure):
+        return (statement.slot,)
+    if kind is ir.ForLoop:
+        return (statement.var_slot, statement.sequence_slot, statement.index_slot)
+    if kind is ir.WhileLoop:
+        return (statement.count_slot, statement.limit_slot)
+    return ()
+
+
+def _small_literal_roll(statement) -> bool:
+    """A roll of literal dice small enough to count when the ruleset loads (its faces become a constant)."""
+    if type(statement.count) is not ir.Const or type(statement.sides) is not ir.Const:
+        return False
+    count, sides = statement.count.value, statement.sides.value
+    return type(count) is int and type(sides) is int and 0 <= count <= 100 and 1 <= sides <= 1000 and count * (sides - 1) + 1 <= 1000
+
+
+def _layout(slots) -> tuple[int, ...]:
+    return tuple(sorted(slots))
+
+
+def _key(layout: tuple[int, ...], replace: Mapping[int, str] | None = None) -> str:
+    """Source for a state tuple of ``layout`` (a slot may be replaced by an expression)."""
+    parts = [(replace or {}).get(slot, f"v{slot}") for slot in layout]
+    if not parts:
+        return "()"
+    if len(parts) == 1:
+        return f"({parts[0]},)"
+    return "(" + ", ".join(parts) + ")"
+
+
+def _unpack(layout: tuple[int, ...], source: str) -> str | None:
+    if not layout:
+        return None
+    if len(layout) == 1:
+        return f"v{layout[0]}, = {source}"
+    return ", ".join(f"v{slot}" for slot in layout) + f" = {source}"
+
+
+# ---- a function being written ------------------------------------------------------------
+
+
+class _Function:
+    def __init__(self, module: _Module, name: str, params: str):
+        self.module = module
+        self.name = name
+        self.params = params
+        self.lines: list[str] = []
+        self.needs: dict[str, str] = {}  # local name -> how the prelude sets it
+        self.indent = 1
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    def need(self, name: str, source: str) -> str:
+        self.needs.setdefault(name, source)
+        return name
+
+    def temp(self, prefix: str = "t") -> str:
+        return self.module.name(prefix)
+
+    def finish(self) -> list[str]:
+        head = [f"def {self.name}({self.params}):"]
+        for name, source in self.needs.items():
+            head.append(f"    {name} = {source}")
+        body = self.lines or ["    pass"]
+        return head + body + [""]
+
+
+# ---- expressions --------------------------------------------------------------------------
+
+
+class _Expressions:
+    """Python expression source for IR expressions, in one function being written."""
+
+    def __init__(self, compiler: "_ProcedureCompiler", function: _Function, hoist: dict | None = None, hoistable: Callable | None = None):
+        self.c = compiler
+        self.f = function
+        self.hoist = hoist  # Monte Carlo: invariant expressions computed once, by node id -> local name
+        self.hoistable = hoistable
+
+    def __call__(self, expr, walrus: bool = True, depth: int = 0) -> str:
+        return self.expr(expr, walrus, depth)
+
+    def expr(self, e, walrus: bool, depth: int) -> str:
+        if depth >= MAX_EXPRESSION_DEPTH and type(e) not in (ir.Const, ir.Local, ir.InputRef):
+            return self._outlined(e)
+        if self.hoist is not None and walrus and self.hoistable is not None and self.hoistable(e):
+            name = self.hoist.get(id(e))
+            if name is None:
+                name = self.hoist[id(e)] = self.f.temp("h")
+            inner = self._expr(e, walrus, depth + 1)
+            return f"({name} if {name} is not UNSET else ({name} := {inner}))"
+        return self._expr(e, walrus, depth)
+
+    def _expr(self, e, walrus: bool, depth: int) -> str:
+        kind = type(e)
+        m = self.c.module
+        sub = lambda x, w=walrus: self.expr(x, w, depth + 1)  # noqa: E731
+        if kind is ir.Const:
+            text = literal(e.value)
+            return text if text is not None else m.ref(e.value)
+        if kind is ir.Local:
+            return f"v{e.slot}"
+        if kind is ir.InputRef:
+            return self.c.input_local(self.f, e.name)
+        if kind is ir.ListOf:
+            items = [sub(item) for item in e.items]
+            inner = f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+            return f"{self.budget()}.check_value({inner}, {m.ref(e.pos, 'p')})"
+        if kind is ir.Guard:
+            guard = m.ref(make_guard(e.pos, e.expected, e.what), "g")
+            return f"{guard}({sub(e.value)})"
+        if kind is ir.Field:
+            return f"FLD({sub(e.subject)}, {e.name!r}, {m.ref(e.pos, 'p')})"
+        if kind is ir.Index:
+            return f"IDX({sub(e.subject)}, {sub(e.index)}, {m.ref(e.pos, 'p')})"
+        if kind is ir.Negate:
+            return f"(-{sub(e.operand)})"
+        if kind is ir.Not:
+            return f"(not {sub(e.operand)})"
+        if kind is ir.Arithmetic:
+            return self._arithmetic(e, walrus, depth)
+        if kind is ir.Comparison:
+            op = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}[e.op]
+            return f"({sub(e.left)} {op} {sub(e.right)})"
+        if kind is ir.Logical:
+            return f"({sub(e.left)} {e.op} {sub(e.right)})"
+        if kind is ir.Conditional:
+            return f"({sub(e.then)} if {sub(e.condition)} else {sub(e.otherwise)})"
+        if kind is ir.Range:
+            return f"RNG(rt, {sub(e.low)}, {sub(e.high)}, {m.ref(e.pos, 'p')})"
+        if kind is ir.CallFunction:
+            args = [sub(a) for a in e.args]
+            template = e.function.inline(len(args))
+            if template is not None:
+                return "(" + template.format(*args) + ")"
+            run = m.ref(e.function.run, "fn")
+            return f"{run}(rt, {m.ref(e.pos, 'p')}{''.join(', ' + a for a in args)})"
+        if kind is ir.Aggregate:
+            return self._aggregate(e, walrus, depth)
+        if kind is ir.Lookup:
+            site = m.ref(_lookup_site(e.table, e.pos), "lk")
+            row = sub(e.row)
+            column = sub(e.column) if e.column is not None else "None"
+            shift = sub(e.shift) if e.shift is not None else "0"
+            return f"{site}({row}, {column}, {shift})"
+        if kind is ir.ModifierSum:
+            if not e.entries:
+                return "0"
+            parts = [f"({literal(entry.value) or m.ref(entry.value)} if {sub(condition)} else 0)" for entry, condition in e.entries]
+            return "(" + " + ".join(parts) + ")"
+        raise AssertionError(f"unknown expression {e!r}")  # pragma: no cover
+
+    def budget(self) -> str:
+        return self.f.need("BUD", "rt.budget")
+
+    def _arithmetic(self, e, walrus: bool, depth: int) -> str:
+        m = self.c.module
+        pos = m.ref(e.pos, "p")
+        left = self.expr(e.left, walrus, depth + 1)
+        right = self.expr(e.right, walrus, depth + 1)
+        if e.op in ("//", "%"):
+            if type(e.right) is ir.Const and type(e.right.value) is int and e.right.value != 0:
+                return f"({left} {e.op} {right})"
+            return f"DIV({pos}, {left}, {e.op!r}, {right})"
+        low, high = self.f.need("LO", "rt.int_low"), self.f.need("HI", "rt.int_high")
+        simple = (ir.Const, ir.Local, ir.InputRef)
+        if not walrus:
+            return f"{m.ref(_checked_arithmetic(e.op), 'ar')}(rt, {pos}, {left}, {right})"
+        t = self.f.temp()
+        if type(e.left) in simple and type(e.right) in simple:
+            return f"({t} if {low} <= ({t} := {left} {e.op} {right}) <= {high} else OVF(rt, {pos}, {left}, {e.op!r}, {right}))"
+        a, b = self.f.temp("a"), self.f.temp("b")
+        return f"({t} if {low} <= ({t} := ({a} := {left}) {e.op} ({b} := {right})) <= {high} else OVF(rt, {pos}, {a}, {e.op!r}, {b}))"
+
+    def _aggregate(self, e, walrus: bool, depth: int) -> str:
+        m = self.c.module
+        var = f"v{e.slot}"
+        collection = f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {m.ref(e.pos, 'p')})"  # no := in a comprehension's iterable
+        function = e.function
+        condition = f" if {self.expr(e.condition, walrus, depth + 1)}" if e.condition is not None else ""
+        if function.keyed:
+            element = self.expr(e.element, walrus, depth + 1)
+            items = f"[({element}, {var}_n, {var}) for {var}_n, {var} in enumerate({collection}){condition}]"
+        elif function.evaluates_element:
+            element = self.expr(e.element, walrus, depth + 1)
+            items = f"[{element} for {var} in {collection}{condition}]"
+        else:
+            items = f"[{var} for {var} in {collection}{condition}]"
+        finish = m.ref(function.finish, "ag")
+        return f"{finish}(rt, {m.ref(e.pos, 'p')}, {items})"
+
+    def _outlined(self, e) -> str:
+        """A deep expression as a function of its own (Python limits how deeply an expression nests)."""
+        slots = sorted(_locals_in(e))
+        name = self.f.temp("x")
+        inner = _Function(self.c.module, name, ", ".join(["rt", "I"] + [f"v{s}" for s in slots]))
+        text = _Expressions(self.c, inner).expr(e, True, 0)
+        inner.line(f"return {text}")
+        self.c.module.add(inner.finish())
+        return f"{name}(rt, I{''.join(', v' + str(s) for s in slots)})"
+
+
+def _locals_in(expr) -> set[int]:
+    slots = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is ir.Local:
+            slots.add(node.slot)
+        stack.extend(ir.sub_expressions(node))
+    return slots
+
+
+def _checked_arithmetic(op: str) -> Callable:
+    return _ARITHMETIC[op]
+
+
+def _make_arithmetic(op: str) -> Callable:
+    import operator
+
+    apply = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
+
+    def run(rt, pos, left, right):
+        result = apply(left, right)
+        if result > rt.int_high or result < rt.int_low:
+            overflow(rt, pos, left, op, right)
+        return result
+
+    return run
+
+
+_ARITHMETIC = {op: _make_arithmetic(op) for op in ("+", "-", "*")}
+
+
+def _lookup_site(table, pos) -> Callable:
+    """A table lookup at one place in a procedure: precomputed rows and columns, the general rule otherwise."""
+    from .runtime import off_table
+
+    index_ = _table_index(table)
+    rows_int, rows_str, rows_default, columns_int, columns_str, columns_default, width = index_
+    cells = table.cells
+
+    def slow(row, column, shift):
+        try:
+            return table_lookup(table, row, column, shift).value
+        except OffTable as error:
+            off_table(table, pos, error.message)
+
+    if table.columns is None:
+        def site(row, column, shift):
+            kind = type(row)
+            if kind is int:
+                r = rows_int.get(row)
+            elif kind is str:
+                r = rows_str.get(row.casefold(), rows_default)
+            else:
+                r = None
+            if r is None:
+                return slow(row, column, shift)
+            return cells[r][0]
+
+        return site
+
+    def site(row, column, shift):
+        kind = type(row)
+        if kind is int:
+            r = rows_int.get(row)
+        elif kind is str:
+            r = rows_str.get(row.casefold(), rows_default)
+        else:
+            r = None
+        kind = type(column)
+        if kind is int:
+            c = columns_int.get(column)
+        elif kind is str:
+            c = columns_str.get(column.casefold(), columns_default)
+        else:
+            c = None
+        if r is None or c is None or type(shift) is not int:
+            return slow(row, column, shift)
+        c += shift
+        if c < 0 or c >= width:
+            return slow(row, column, shift)
+        return cells[r][c]
+
+    return site
+
+
+def _table_index(table) -> tuple:
+    """Where plain keys land, computed once per table: ints and categories to heading indexes."""
+    from .tables import place
+
+    def axis_maps(axis):
+        if axis is None:
+            return {}, {}, None
+        numbers: dict = {}
+        words: dict = {}
+        default = None
+        if not any(h.ratio is not None for h in axis.headings):
+            bounds = [b for h in axis.headings if h.numeric for b in (h.low, h.high) if b is not None]
+            if bounds:
+                low, high = min(bounds), max(bounds)
+                if high - low <= 4096:
+                    for key in range(low - 1, high + 2):
+                        try:
+                            numbers[key] = place(axis, key, "row").index
+                        except OffTable:
+                            pass
+        for i, heading in enumerate(axis.headings):
+            if not heading.numeric and heading.ratio is None:
+                for member in heading.members:
+                    words.setdefault(member, i)
+            if heading.otherwise:
+                default = i
+        return numbers, words, default
+
+    rows = axis_maps(table.rows)
+    columns = axis_maps(table.columns)
+    width = len(table.columns.headings) if table.columns is not None else 1
+    return rows + columns + (width,)
+
+
+# ---- one procedure ----------------------------------------------------------------------
+
+
+class _ProcedureCompiler:
+    def __init__(self, module: _Module, procedure: ir.CheckedProcedure, number: int):
+        self.module = module
+        self.procedure = procedure
+        self.number = number
+        self.facts = _Facts(procedure)
+        self.input_names = tuple(spec.name for spec in procedure.inputs) + tuple(choice.name for choice in procedure.choices)
+        self.input_index = {name: i for i, name in enumerate(self.input_names)}
+        self.sites: list[tuple[str, tuple[str, ...]]] = []
+        self.site_of: dict[int, int] = {}
+
+    def compile(self) -> ProcedureCode:
+        self._number_sites(self.procedure.body)
+        code = ProcedureCode(self.procedure, self.input_names, tuple(self.sites))
+        exact = self._exact_entry()
+        play = self._play_entry()
+        sample = self._sample_entry()
+        self.module.bindings.append((code, (exact, play, sample)))
+        return code
+
+    def _number_sites(self, block: ir.Block) -> None:
+        stack: list = [block]
+        found = []
+        while stack:
+            node = stack.pop()
+            if type(node) is ir.Block:
+                stack.extend(reversed(node.statements))
+                continue
+            if type(node) is ir.Outcome:
+                found.append(node)
+            stack.extend(reversed(ir.statement_blocks(node)))
+        for outcome in found:
+            self.site_of[id(outcome)] = len(self.sites)
+            self.sites.append((outcome.name, tuple(name for name, _ in outcome.fields)))
+
+    def input_local(self, function: _Function, name: str) -> str:
+        i = self.input_index[name]
+        return function.need(f"i{i}", f"I[{i}]")
+
+    def outcome_key(self, statement, expressions: _Expressions) -> str:
+        site = self.site_of[id(statement)]
+        if not statement.fields:
+            return repr(site)
+        values = [expressions(value) for _, value in statement.fields]
+        return "(" + ", ".join([repr(site)] + values) + ")"
+
+    def pos(self, node) -> str:
+        return self.module.ref(node.pos, "p")
+
+    # ==== exact odds =========================================================================
+
+    def _exact_entry(self) -> str:
+        name = f"e{self.number}_{self.module.name('')}"
+        f = _Function(self.module, name, "rt, I, depth")
+        f.line(f"if depth > rt.limits.max_call_depth: TOODEEP(rt, {self.module.ref(self.procedure.body.pos, 'p')})")
+        f.line("FIN = Acc()")
+        body = self._exact_block(self.procedure.body, exit_layout=(), loop=None)
+        f.line(f"{body}(rt, I, depth, {{(): 1}}, 1, FIN, None)")
+        f.line("return FIN.weights, FIN.denom")
+        self.module.add(f.finish())
+        return name
+
+    def _exact_block(self, block: ir.Block, exit_layout: tuple, loop=None, prologue=None, epilogue=None) -> str:
+        """A function (rt, I, depth, D, d, FIN, X) -> (D, d) running ``block`` on the states in D.
+
+        ``prologue``/``epilogue``: a loop's head check before the first statement,
+        and the state the last statement hands to the next round.
+        """
+        name = self.module.name("b")
+        f = _Function(self.module, name, "rt, I, depth, D, d, FIN, X")
+        steps = self._steps(block.statements)
+        if prologue is not None and (not steps or steps[0][0] != "segment"):
+            steps.insert(0, ("segment", []))
+        if epilogue is not None and (not steps or steps[-1][0] != "segment"):
+            steps.append(("segment", []))
+        layout = prologue["layout"] if prologue is not None else _layout(self.facts.block_in[id(block)])
+        for number, (kind, items) in enumerate(steps):
+            last = number == len(steps) - 1
+            if kind == "segment":
+                if last:
+                    after = epilogue["layout"] if epilogue is not None else exit_layout
+                elif items:
+                    after = _layout(self.facts.after[id(items[-1])])
+                else:  # a loop's head check before a statement that needs a pass of its own
+                    after = _layout(self.facts.before[id(steps[number + 1][1])])
+                self._exact_segment(
+                    f, items, layout, after, loop,
+                    prologue if number == 0 else None,
+                    epilogue if last else None,
+                    block.pos,
+                )
+            else:
+                after = exit_layout if last else _layout(self.facts.after[id(items)])
+                self._exact_compound(f, items, layout, after, loop)
+            layout = after
+        f.line("return D, d")
+        self.module.add(f.finish())
+        return name
+
+    def _steps(self, statements) -> list:
+        """Statements grouped: ("segment", [straight statements, at most one literal roll]) or ("compound", statement)."""
+        steps: list = []
+        current: list | None = None
+        has_roll = False
+        for statement in statements:
+            kind = type(statement)
+            static_roll = kind is ir.Roll and _small_literal_roll(statement)
+            straight = not self.facts.rolls[id(statement)] and not self.facts.loops[id(statement)] and self.facts.if_depth[id(statement)] <= MAX_INLINE_IFS
+            if straight or static_roll:
+                if current is None or (static_roll and has_roll):
+                    current = []
+                    steps.append(("segment", current))
+                    has_roll = False
+                current.append(statement)
+                has_roll = has_roll or static_roll
+            else:
+                steps.append(("compound", statement))
+                current = None
+                has_roll = False
+        return steps
+
+    def _exact_segment(self, f: _Function, statements: list, entry: tuple, exit_layout: tuple, loop, prologue, epilogue, fallback_pos) -> None:
+        m = self.module
+        roll = next((s for s in statements if type(s) is ir.Roll), None)
+        total = 1
+        faces: tuple = ()
+        if roll is not None:
+            count, sides = roll.count.value, roll.sides.value
+            faces = tuple(dice_distribution(count, sides).items())
+            total = sides**count
+        # a statement's work per state, as the evaluator counts it (a loop round's bookkeeping is one more);
+        # the faces a roll spreads are counted as they spread, after the check on the number of states
+        cost = len(statements) + (1 if prologue is not None else 0)
+        first_pos = statements[0].pos if statements else (prologue["pos"] if prologue is not None else fallback_pos)
+        f.line("if D:")
+        f.indent += 1
+        f.line(f"rt.charge_pass(len(D), {max(cost, 1)}, d, {m.ref(first_pos, 'p')})")
+        f.line("N = {}")
+        uses = _SegmentTargets()
+        body_start = len(f.lines)
+        f.line("for st, w in D.items():")
+        f.indent += 1
+        unpack = _unpack(entry, "st")
+        if unpack:
+            f.line(unpack)
+        weight = "w" if total == 1 else f"w * {total}"
+        expressions = _Expressions(self, f)
+        state = _SegmentState(weight=weight, exit_layout=exit_layout, loop=loop, epilogue=epilogue, targets=uses)
+        if prologue is not None:
+            prologue["emit"](self, f, expressions, state)
+        ended = self._exact_statements(f, statements, expressions, state, roll, faces, total)
+        if not ended:
+            self._exact_fallthrough(f, state)
+        f.indent -= 1
+        if uses.finished:
+            f.lines.insert(body_start, "    " * f.indent + "f = {}")
+        if uses.exits:
+            f.lines.insert(body_start, "    " * f.indent + "x = {}")
+        if uses.counted:
+            f.lines.insert(body_start, "    " * f.indent + "n = 0")
+            f.need("MS", "rt.max_states")
+            f.line(f"if n: rt.budget.charge(n, {m.ref(roll.pos, 'p')})")
+        out_denom = "d" if total == 1 else f"d * {total}"
+        if uses.finished:
+            f.line(f"if f: FIN.absorb(f, {out_denom})")
+        if uses.exits:
+            f.line(f"if x: X.absorb(x, {out_denom})")
+        f.line(f"D, d = N, {out_denom}")
+        f.indent -= 1
+
+    def _exact_fallthrough(self, f: _Function, state: "_SegmentState") -> None:
+        if state.epilogue is not None:
+            key = _key(state.epilogue["layout"], state.epilogue["replace"])
+        else:
+            key = _key(state.exit_layout)
+        f.line(f"k = {key}")
+        f.line(f"N[k] = N.get(k, 0) + {state.weight}")
+
+    def _exact_statements(self, f: _Function, statements: list, expressions: _Expressions, state: "_SegmentState", roll, faces, total) -> bool:
+        """Write statements for one state; True when every path has ended (outcome or break)."""
+        for position, statement in enumerate(statements):
+            kind = type(statement)
+            if kind is ir.Roll:
+                rest = statements[position + 1:]
+                # each face starts from the state as it was before the roll
+                changed: set = set()
+                for later in rest:
+                    changed |= self.facts.assigned[id(later)]
+                restore = sorted(changed & self.facts.before[id(statement)])
+                for slot in restore:
+                    f.line(f"sv{slot} = v{slot}")
+                # what the statements after the roll compute from values fixed for this state: once per state
+                hoist: dict = {}
+                unstable = changed | {statement.slot}
+                bound = self.facts.bound
+                once = _Expressions(self, f, hoist, lambda e: _invariant(e, lambda slot: slot not in unstable and slot not in bound))
+                hoist_at = len(f.lines)
+                self._exact_roll(f, statement, expressions, state, faces, total)
+                for slot in restore:
+                    f.line(f"v{slot} = sv{slot}")
+                inner_state = state.with_weight("w" if all(ways == 1 for _, ways in faces) else "w * c")
+                ended = self._exact_statements(f, rest, once, inner_state, None, faces, total)
+                for name in hoist.values():
+                    f.lines.insert(hoist_at, "    " * (f.indent - 1) + f"{name} = UNSET")
+                if not ended:
+                    self._exact_fallthrough(f, inner_state)
+                f.indent -= 1
+                return True
+            if self._exact_simple(f, statement, expressions, state):
+                return True
+        return False
+
+    def _exact_roll(self, f: _Function, statement: ir.Roll, expressions: _Expressions, state: "_SegmentState", faces, total) -> None:
+        m = self.module
+        pos = m.ref(statement.pos, "p")
+        count, sides = statement.count.value, statement.sides.value
+        maxd = f.need("MAXD", "rt.limits.max_dice_per_roll")
+        maxf = f.need("MAXF", "rt.limits.max_faces")
+        maxt = f.need("MAXT", "rt.limits.max_roll_totals")
+        f.line(f"if {count} > {maxd} or {sides} > {maxf} or {len(faces)} > {maxt}: rt.check_dice({count}, {sides}, {pos}, True)")
+        state.targets.counted = True
+        f.line(f"n += {len(faces)}")
+        f.line(f"if n > MS: rt.too_many_states({pos})")
+        slot = f"v{statement.slot}"
+        if all(ways == 1 for _, ways in faces):
+            f.line(f"for {slot} in {m.ref(tuple(t for t, _ in faces), 'faces')}:")
+        else:
+            f.line(f"for {slot}, c in {m.ref(faces, 'faces')}:")
+        f.indent += 1
+
+    def _exact_simple(self, f: _Function, statement, expressions: _Expressions, state: "_SegmentState") -> bool:
+        """One straight statement for one state; True when it ends the path."""
+        kind = type(statement)
+        if kind is ir.Assign:
+            f.line(f"v{statement.slot} = {expressions(statement.value)}")
+            return False
+        if kind is ir.Require:
+            f.line(f"if not {expressions(statement.condition)}: VIOL({self.pos(statement)}, {statement.message!r})")
+            return False
+        if kind is ir.Note:
+            return False
+        if kind is ir.Outcome:
+            state.targets.finished = True
+            f.line(f"k = {self.outcome_key(statement, expressions)}")
+            f.line(f"f[k] = f.get(k, 0) + {state.weight}")
+            f.line("continue")
+            return True
+        if kind is ir.Break:
+            state.targets.exits = True
+            f.line(f"k = {_key(state.loop['exit'])}")
+            f.line(f"x[k] = x.get(k, 0) + {state.weight}")
+            f.line("continue")
+            return True
+        if kind is ir.If:
+            all_end = True
+            for number, (condition, body) in enumerate(statement.branches):
+                f.line(f"{'if' if number == 0 else 'elif'} {expressions(condition)}:")
+                f.indent += 1
+                ended = self._exact_branch(f, body, expressions, state)
+                f.indent -= 1
+                all_end = all_end and ended
+            if statement.otherwise is not None:
+                f.line("else:")
+                f.indent += 1
+                ended = self._exact_branch(f, statement.otherwise, expressions, state)
+                f.indent -= 1
+                all_end = all_end and ended
+            else:
+                all_end = False
+            return all_end
+        raise AssertionError(f"not a straight statement: {statement!r}")  # pragma: no cover
+
+    def _exact_branch(self, f: _Function, block: ir.Block, expressions: _Expressions, state) -> bool:
+        start = len(f.lines)
+        ended = False
+        for statement in block.statements:
+            if self._exact_simple(f, statement, expressions, state):
+                ended = True
+                break
+        if len(f.lines) == start:
+            f.line("pass")
+        return ended
+
+    def _exact_compound(self, f: _Function, statement, entry: tuple, exit_layout: tuple, loop) -> None:
+        kind = type(statement)
+        if kind is ir.If:
+            self._exact_partition(f, statement, entry, exit_layout, loop)
+        elif kind is ir.ForLoop:
+            self._exact_for(f, statement, entry, exit_layout, loop)
+        elif kind is ir.WhileLoop:
+            self._exact_while(f, statement, entry, exit_layout, loop)
+        elif kind in (ir.Roll, ir.CallProcedure):
+            self._exact_spread(f, statement, entry, exit_layout)
+        else:  # pragma: no cover
+            raise AssertionError(f"not a compound statement: {statement!r}")
+
+    def _exact_partition(self, f: _Function, statement: ir.If, entry: tuple, exit_layout: tuple, loop) -> None:
+        f.line("if D:")
+        f.indent += 1
+        f.line(f"rt.charge_pass(len(D), 1, d, {self.pos(statement)})")
+        parts = []
+        for number, (condition, body) in enumerate(statement.branches):
+            parts.append((f"A{number}", condition, body))
+        rest = "AR"
+        for name, _, _ in parts:
+            f.line(f"{name} = {{}}")
+        f.line(f"{rest} = {{}}")
+        f.line("for st, w in D.items():")
+        f.indent += 1
+        unpack = _unpack(entry, "st")
+        if unpack:
+            f.line(unpack)
+        expressions = _Expressions(self, f)
+        for number, (name, condition, body) in enumerate(parts):
+            f.line(f"{'if' if number == 0 else 'elif'} {expressions(condition)}:")
+            f.line(f"    k = {_key(_layout(self.facts.block_in[id(body)]))}")
+            f.line(f"    {name}[k] = {name}.get(k, 0) + w")
+        rest_layout = _layout(self.facts.block_in[id(statement.otherwise)]) if statement.otherwise is not None else exit_layout
+        f.line("else:")
+        f.line(f"    k = {_key(rest_layout)}")
+        f.line(f"    {rest}[k] = {rest}.get(k, 0) + w")
+        f.indent -= 1
+        f.line("M = Acc()")
+        for name, _, body in parts:
+            function = self._exact_block(body, exit_layout, loop)
+            f.line(f"if {name}: M.absorb(*{function}(rt, I, depth, {name}, d, FIN, X))")
+        if statement.otherwise is not None:
+            function = self._exact_block(statement.otherwise, exit_layout, loop)
+            f.line(f"if {rest}: M.absorb(*{function}(rt, I, depth, {rest}, d, FIN, X))")
+        else:
+            f.line(f"if {rest}: M.absorb({rest}, d)")
+        f.line("D, d = M.weights, M.denom")
+        f.indent -= 1
+
+    def _exact_for(self, f: _Function, statement: ir.ForLoop, entry: tuple, exit_layout: tuple, loop) -> None:
+        m = self.module
+        head = _layout(self.facts.head[id(statement)])
+        seq, idx, var = statement.sequence_slot, statement.index_slot, statement.var_slot
+        pos = self.pos(statement)
+        f.line("if D:")
+        f.indent += 1
+        f.line(f"rt.charge_pass(len(D), 1, d, {pos})")
+        f.line("H = {}")
+        f.line("for st, w in D.items():")
+        f.indent += 1
+        unpack = _unpack(entry, "st")
+        if unpack:
+            f.line(unpack)
+        expressions = _Expressions(self, f)
+        f.line(f"s = {expressions(statement.iterable)}")
+        f.line(f"if type(s) is not tuple_: NOTLIST({m.ref(statement.iterable.pos, 'p')}, s)")
+        f.line(f"k = {_key(head, {seq: f'rt.intern(s, {pos})', idx: '0'})}")
+        f.line("H[k] = H.get(k, 0) + w")
+        f.indent -= 1
+        loop_info = {"exit": exit_layout}
+
+        def head_check(compiler, g: _Function, exprs: _Expressions, state) -> None:
+            state.targets.exits = True
+            seqs = g.need("SEQS", "rt.sequences")
+            g.line(f"q = {seqs}[v{seq}]")
+            g.line(f"if v{idx} >= len(q):")
+            g.line(f"    k = {_key(exit_layout)}")
+            g.line(f"    x[k] = x.get(k, 0) + {state.weight}")
+            g.line("    continue")
+            g.line(f"v{var} = q[v{idx}]")
+
+        prologue = {"layout": head, "emit": head_check, "pos": statement.pos}
+        epilogue = {"layout": head, "replace": {idx: f"v{idx} + 1"}}
+        body = self._exact_block(statement.body, head, loop_info, prologue, epilogue)
+        f.line("EX = Acc()")
+        f.line("while H:")
+        f.line(f"    H, d = {body}(rt, I, depth, H, d, FIN, EX)")
+        f.line("D, d = EX.weights, EX.denom")
+        f.indent -= 1
+
+    def _exact_while(self, f: _Function, statement: ir.WhileLoop, entry: tuple, exit_layout: tuple, loop) -> None:
+        m = self.module
+        head = _layout(self.facts.head[id(statement)])
+        count, limit = statement.count_slot, statement.limit_slot
+        pos = self.pos(statement)
+        f.line("if D:")
+        f.indent += 1
+        f.line(f"rt.charge_pass(len(D), 1, d, {pos})")
+        f.line("H = {}")
+        f.line("for st, w in D.items():")
+        f.indent += 1
+        unpack = _unpack(entry, "st")
+        if unpack:
+            f.line(unpack)
+        expressions = _Expressions(self, f)
+        f.line(f"v{limit} = {expressions(statement.limit)}")
+        f.line(f"if v{limit} < 0: NEGLIM({m.ref(statement.limit.pos, 'p')}, v{limit})")
+        f.line(f"k = {_key(head, {count: '0'})}")
+        f.line("H[k] = H.get(k, 0) + w")
+        f.indent -= 1
+        loop_info = {"exit": exit_layout}
+
+        def head_check(compiler, g: _Function, exprs: _Expressions, state) -> None:
+            state.targets.exits = True
+            g.line(f"if not {exprs(statement.condition)}:")
+            g.line(f"    k = {_key(exit_layout)}")
+            g.line(f"    x[k] = x.get(k, 0) + {state.weight}")
+            g.line("    continue")
+            g.line(f"if v{count} >= v{limit}: continue")  # still looping at the bound: dropped (truncated)
+
+        prologue = {"layout": head, "emit": head_check, "pos": statement.pos}
+        epilogue = {"layout": head, "replace": {count: f"v{count} + 1"}}
+        body = self._exact_block(statement.body, head, loop_info, prologue, epilogue)
+        f.line("EX = Acc()")
+        f.line("while H:")
+        f.line(f"    H, d = {body}(rt, I, depth, H, d, FIN, EX)")
+        f.line("D, d = EX.weights, EX.denom")
+        f.indent -= 1
+
+    def _exact_spread(self, f: _Function, statement, entry: tuple, exit_layout: tuple) -> None:
+        """A roll whose dice are known only at run time, or a resolved procedure: states x values."""
+        pos = self.pos(statement)
+        slot = statement.slot
+        others = tuple(s for s in exit_layout if s != slot)
+        f.line("if D:")
+        f.indent += 1
+        f.line(f"rt.charge_pass(len(D), 1, d, {pos})")
+        f.line("E = []")
+        f.line("common = 1")
+        f.line("for st, w in D.items():")
+        f.indent += 1
+        unpack = _unpack(entry, "st")
+        if unpack:
+            f.line(unpack)
+        expressions = _Expressions(self, f)
+        if type(statement) is ir.Roll:
+            f.line(f"vals, T = rt.dice({expressions(statement.count)}, {expressions(statement.sides)}, {pos})")
+        else:
+            given = "{" + ", ".join(f"{name!r}: {expressions(value)}" for name, value in statement.args) + "}"
+            f.line(f"vals, T = rt.call_exact({statement.procedure!r}, {given}, {pos}, depth + 1)")
+        f.line("if T != common: common = lcm(common, T)")
+        f.line(f"E.append((w, vals, T{''.join(', v' + str(s) for s in others)}))")
+        f.indent -= 1
+        f.line("N = {}")
+        f.line("n = 0")
+        f.need("MS", "rt.max_states")
+        f.line(f"for w, vals, T{''.join(', v' + str(s) for s in others)} in E:")
+        f.indent += 1
+        f.line("sc = w * (common // T)")
+        f.line("n += len(vals)")
+        f.line(f"rt.budget.charge(len(vals), {pos})")
+        f.line(f"for v{slot}, c in vals:")
+        f.line(f"    k = {_key(exit_layout)}")
+        f.line("    N[k] = N.get(k, 0) + c * sc")
+        f.line(f"if n > MS: rt.too_many_states({pos})")
+        f.indent -= 1
+        f.line("D, d = N, d * common")
+        f.indent -= 1
+
+    # ==== single plays and Monte Carlo ========================================================
+
+    def _play_entry(self) -> str:
+        name = f"y{self.number}_{self.module.name('')}"
+        f = _Function(self.module, name, "rt, I, R, depth")
+        f.line(f"if depth > rt.limits.max_call_depth: TOODEEP(rt, {self.module.ref(self.procedure.body.pos, 'p')})")
+        f.line("r = None")
+        f.line("w = 0")
+        _PlayWriter(self, f, roll="R", mode="play").block(self.procedure.body.statements, loops=0)
+        self.module.add(f.finish())
+        return name
+
+    def _sample_entry(self) -> str:
+        """Monte Carlo: the statements before the first roll once, then the rest once per trial."""
+        m = self.module
+        name = f"m{self.number}_{m.name('')}"
+        statements = list(self.procedure.body.statements)
+        split = next((i for i, s in enumerate(statements) if self.facts.rolls[id(s)]), len(statements))
+        prefix, rest = statements[:split], statements[split:]
+        f = _Function(m, name, "rt, I, trials, r, C, progress")
+        f.line("depth = 0")
+        f.line("w = 0")
+        f.line("R = lambda sides: int(r() * sides) + 1")
+        ended = _PlayWriter(self, f, roll="R", mode="prefix").block(prefix, loops=0)
+        if ended or not rest:
+            self.module.add(f.finish())
+            return name
+        # variables of the prefix that a trial changes start each trial from their prefix value
+        changed: set = set()
+        for s in rest:
+            changed |= self.facts.assigned[id(s)]
+        carried = sorted(self.facts.before[id(rest[0])] - self.facts.sequence_slots)
+        restore = [slot for slot in carried if slot in changed]
+        for slot in restore:
+            f.line(f"sv{slot} = v{slot}")
+        inline = not any(self.facts.loops[id(s)] for s in rest) and all(self.facts.if_depth[id(s)] <= MAX_INLINE_IFS for s in rest)
+        stable = set(carried) - changed
+        body_pos = m.ref(self.procedure.body.pos, "p")
+        f.line("B = rt.budget")
+        f.line("STEP = max(trials // 100, 1) if progress is not None else trials")
+        f.line("done = 0")
+        trial_charges = any(self._charges(s) for s in rest)
+        f.line("while done < trials:")
+        f.line("    if progress is not None and done % STEP == 0: progress(done, trials)")
+        f.line(f"    B.check_clock({body_pos})")
+        f.line("    n = min(STEP - done % STEP, trials - done, 4096)")
+        f.line("    done += n")
+        f.line("    for _ in range(n):")
+        f.indent += 2
+        if trial_charges:
+            f.line("B.start_play()")
+        if inline:
+            hoist: dict = {}
+            for slot in restore:
+                f.line(f"v{slot} = sv{slot}")
+            _PlayWriter(self, f, roll="r", mode="sample", hoist=hoist, stable=stable).block(rest, loops=0)
+            for hoisted in hoist.values():
+                f.needs[hoisted] = "UNSET"
+        else:
+            trial = m.name("z")
+            g = _Function(m, trial, ", ".join(["rt", "I", "r", "R", "depth"] + [f"v{s}" for s in carried]))
+            g.line("w = 0")
+            _PlayWriter(self, g, roll="r", mode="play").block(rest, loops=0)
+            m.add(g.finish())
+            arguments = "".join(f", sv{s}" if s in changed else f", v{s}" for s in carried)
+            f.line(f"k = {trial}(rt, I, r, R, 0{arguments})")
+            f.line("C[k] = C.get(k, 0) + 1")
+        f.indent -= 2
+        m.add(f.finish())
+        return name
+
+    def _charges(self, statement) -> bool:
+        """Whether running the statement may charge the budget (loops, calls, values built at run time)."""
+        stack: list = [statement]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind in ir.STATEMENTS:
+                if kind in (ir.CallProcedure, ir.ForLoop, ir.WhileLoop):
+                    return True
+                stack.extend(ir.statement_expressions(node))
+                for block in ir.statement_blocks(node):
+                    stack.extend(block.statements)
+                continue
+            if kind in (ir.ListOf, ir.Range, ir.CallFunction, ir.Aggregate):
+                return True
+            stack.extend(ir.sub_expressions(node))
+        return False
+
+
+class _SegmentTargets:
+    __slots__ = ("finished", "exits", "counted")
+
+    def __init__(self) -> None:
+        self.finished = False
+        self.exits = False
+        self.counted = False
+
+
+class _SegmentState:
+    __slots__ = ("weight", "exit_layout", "loop", "epilogue", "targets")
+
+    def __init__(self, weight: str, exit_layout: tuple, loop, epilogue, targets: _SegmentTargets):
+        self.weight = weight
+        self.exit_layout = exit_layout
+        self.loop = loop
+        self.epilogue = epilogue
+        self.targets = targets
+
+    def with_weight(self, weight: str) -> "_SegmentState":
+        return _SegmentState(weight, self.exit_layout, self.loop, self.epilogue, self.targets)
+
+
+class _PlayWriter:
+    """Statements of one play as straight Python over local variables.
+
+    ``mode``: "play" (an outcome returns its key), "prefix" (Monte Carlo's
+    statements before the first roll: an outcome counts every trial),
+    "sample" (one Monte Carlo trial written inline: an outcome counts one),
+    "outlined" (a statement in a function of its own: it returns a status).
+    ``roll``: "R" calls a dice source per die; "r" draws uniform numbers.
+    Every function it writes into has ``rt``, ``I``, ``r``, ``R``, ``depth`` and ``w``.
+    """
+
+    def __init__(self, compiler: _ProcedureCompiler, f: _Function, roll: str, mode: str, hoist: dict | None = None, stable: set | None = None):
+        self.c = compiler
+        self.f = f
+        self.roll = roll
+        self.mode = mode
+        hoistable = None
+        if hoist is not None:
+            fixed, bound = stable or set(), compiler.facts.bound
+            hoistable = lambda e: _invariant(e, lambda slot: slot in fixed and slot not in bound)  # noqa: E731
+        self.expressions = _Expressions(compiler, f, hoist, hoistable)
+
+    def block(self, statements, loops: int) -> bool:
+        """Write statements; True when every path ends (an outcome, or a break)."""
+        for statement in statements:
+            if self.statement(statement, loops):
+                return True
+        return False
+
+    def statement(self, s, loops: int) -> bool:
+        f, c, e = self.f, self.c, self.expressions
+        kind = type(s)
+        if kind in (ir.If, ir.ForLoop, ir.WhileLoop):
+            too_deep = (
+                f.indent >= MAX_INDENT
+                or (kind is not ir.If and loops >= MAX_PLAY_LOOPS)
+                or (kind is ir.If and c.facts.if_depth[id(s)] > MAX_INLINE_IFS and f.indent > 4)
+            )
+            if too_deep and self.mode != "sample":
+                return self._outlined(s, loops)
+        if kind is ir.Assign:
+            f.line(f"v{s.slot} = {e(s.value)}")
+            return False
+        if kind is ir.Roll:
+            self._roll(s)
+            return False
+        if kind is ir.CallProcedure:
+            given = "{" + ", ".join(f"{name!r}: {e(value)}" for name, value in s.args) + "}"
+            f.line(f"v{s.slot} = rt.call_play({s.procedure!r}, {given}, {c.pos(s)}, depth + 1, R)")
+            return False
+        if kind is ir.Require:
+            f.line(f"if not {e(s.condition)}: VIOL({c.pos(s)}, {s.message!r})")
+            return False
+        if kind is ir.Note:
+            return False
+        if kind is ir.Outcome:
+            key = c.outcome_key(s, e)
+            if self.mode == "play":
+                f.line(f"return {key}")
+            elif self.mode == "outlined":
+                f.line(f"return (2, {key})")
+            elif self.mode == "prefix":
+                f.line(f"k = {key}")
+                f.line("C[k] = C.get(k, 0) + trials")
+                f.line("return")
+            else:
+                f.line(f"k = {key}")
+                f.line("C[k] = C.get(k, 0) + 1")
+                f.line("continue")
+            return True
+        if kind is ir.Break:
+            f.line("return (1,)" if self.mode == "outlined" and loops == 0 else "break")
+            return True
+        if kind is ir.If:
+            all_end = True
+            for number, (condition, body) in enumerate(s.branches):
+                f.line(f"{'if' if number == 0 else 'elif'} {e(condition)}:")
+                all_end = self._branch(body.statements, loops) and all_end
+            if s.otherwise is not None:
+                f.line("else:")
+                all_end = self._branch(s.otherwise.statements, loops) and all_end
+            else:
+                all_end = False
+            return all_end
+        if kind is ir.ForLoop:
+            self._for(s, loops)
+            return False
+        if kind is ir.WhileLoop:
+            self._while(s, loops)
+            return False
+        raise AssertionError(f"unknown statement {s!r}")  # pragma: no cover
+
+    def _branch(self, statements, loops: int) -> bool:
+        f = self.f
+        f.indent += 1
+        start = len(f.lines)
+        ended = self.block(statements, loops)
+        if len(f.lines) == start:
+            f.line("pass")
+        f.indent -= 1
+        return ended
+
+    def _roll(self, s: ir.Roll) -> None:
+        f, e = self.f, self.expressions
+        pos = self.c.pos(s)
+        target = f"v{s.slot}"
+        static = type(s.count) is ir.Const and type(s.sides) is ir.Const and type(s.count.value) is int and type(s.sides.value) is int
+        if static and 0 <= s.count.value <= 4 and s.sides.value >= 1:
+            count, sides = s.count.value, s.sides.value
+            maxd = f.need("MAXD", "rt.limits.max_dice_per_roll")
+            maxf = f.need("MAXF", "rt.limits.max_faces")
+            f.line(f"if {count} > {maxd} or {sides} > {maxf}: rt.check_dice({count}, {sides}, {pos}, False)")
+            if count == 0:
+                f.line(f"{target} = 0")
+            elif self.roll == "r":
+                f.line(f"{target} = " + " + ".join([f"int(r() * {sides})"] * count) + f" + {count}")
+            else:
+                f.line(f"{target} = " + " + ".join([f"R({sides})"] * count))
+            return
+        count, sides = f.temp("n"), f.temp("s")
+        f.line(f"{count} = {e(s.count)}")
+        f.line(f"{sides} = {e(s.sides)}")
+        f.line(f"rt.check_dice({count}, {sides}, {pos}, False)")
+        f.line(f"{target} = 0")
+        if self.roll == "r":
+            f.line(f"for _ in range({count}): {target} += int(r() * {sides}) + 1")
+        else:
+            f.line(f"for _ in range({count}): {target} += R({sides})")
+
+    def _for(self, s: ir.ForLoop, loops: int) -> None:
+        f, m, e = self.f, self.c.module, self.expressions
+        pos = self.c.pos(s)
+        cost = max(1, len(s.body.statements))
+        if type(s.iterable) is ir.Range:
+            low, high = f.temp("lo"), f.temp("hi")
+            f.line(f"{low} = {e(s.iterable.low)}")
+            f.line(f"{high} = {e(s.iterable.high)}")
+            f.line(f"RSIZE(rt, {low}, {high}, {m.ref(s.iterable.pos, 'p')})")
+            f.line(f"for v{s.var_slot} in range({low}, {high} + 1):")
+        else:
+            sequence = f.temp("q")
+            f.line(f"{sequence} = {e(s.iterable)}")
+            f.line(f"if type({sequence}) is not tuple_: NOTLIST({m.ref(s.iterable.pos, 'p')}, {sequence})")
+            f.line(f"for v{s.var_slot} in {sequence}:")
+        f.indent += 1
+        f.line(f"w += {cost * STATEMENT_WORK}")
+        start = len(f.lines)
+        self.block(s.body.statements, loops + 1)
+        if len(f.lines) == start:
+            f.line("pass")
+        f.indent -= 1
+        chunk = f.need("WL", "rt.work_chunk")
+        f.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
+
+    def _while(self, s: ir.WhileLoop, loops: int) -> None:
+        f, m, e = self.f, self.c.module, self.expressions
+        pos = self.c.pos(s)
+        limit, count = f"v{s.limit_slot}", f"v{s.count_slot}"
+        f.line(f"{limit} = {e(s.limit)}")
+        f.line(f"if {limit} < 0: NEGLIM({m.ref(s.limit.pos, 'p')}, {limit})")
+        f.line(f"{count} = 0")
+        f.line("while True:")
+        f.indent += 1
+        f.line(f"if not {e(s.condition)}: break")
+        f.line(f"if {count} >= {limit}: PASTLIM({pos}, {limit})")
+        chunk = f.need("WL", "rt.work_chunk")
+        f.line(f"w += {max(1, len(s.body.statements)) * STATEMENT_WORK}")
+        f.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
+        self.block(s.body.statements, loops + 1)
+        f.line(f"{count} += 1")
+        f.indent -= 1
+
+    def _outlined(self, s, loops: int) -> bool:
+        """A statement nested too deeply for one Python function, written as a function of its own.
+
+        It returns (0, the live variables it may change) when it falls through,
+        (1,) for a `break` of a loop around it, and (2, key) for an outcome.
+        """
+        c, f = self.c, self.f
+        hidden = c.facts.sequence_slots
+        live_in = sorted(c.facts.before[id(s)] - hidden)
+        changed = sorted((c.facts.after[id(s)] & c.facts.assigned[id(s)]) - hidden)
+        name = c.module.name("o")
+        g = _Function(c.module, name, ", ".join(["rt", "I", "r", "R", "depth"] + [f"v{slot}" for slot in live_in]))
+        g.line("w = 0")
+        inner = _PlayWriter(c, g, roll=self.roll, mode="outlined")
+        if not inner.statement(s, 0):
+            g.line("return (0" + "".join(f", v{slot}" for slot in changed) + ",)")
+        c.module.add(g.finish())
+        result = f.temp("o")
+        f.line(f"{result} = {name}(rt, I, r, R, depth{''.join(', v' + str(slot) for slot in live_in)})")
+        f.line(f"if {result}[0]:")
+        f.indent += 1
+        if loops > 0:
+            f.line(f"if {result}[0] == 1: break")
+        elif self.mode == "outlined":
+            f.line(f"if {result}[0] == 1: return {result}")
+        if self.mode == "play":
+            f.line(f"return {result}[1]")
+        elif self.mode == "outlined":
+            f.line(f"return {result}")
+        elif self.mode == "prefix":
+            f.line(f"C[{result}[1]] = C.get({result}[1], 0) + trials")
+            f.line("return")
+        else:  # pragma: no cover - trials written inline have no deep nesting
+            raise AssertionError("outlined statement in an inline trial")
+        f.indent -= 1
+        if changed:
+            f.line(", ".join(["_"] + [f"v{slot}" for slot in changed]) + f" = {result}")
+        return False
+
+
+def _invariant(expr, stable: Callable[[int], bool]) -> bool:
+    """Worth computing once for a loop (trials, faces): costly, and reads only inputs, constants and stable variables."""
+    if type(expr) not in (ir.Field, ir.Index, ir.CallFunction, ir.Aggregate, ir.Lookup, ir.ModifierSum, ir.Range, ir.ListOf, ir.Guard):
+        return False
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is ir.Local and not stable(node.slot):
+            return False
+        if type(node) is ir.Aggregate:
+            return False  # its variable changes inside it
+        stack.extend(ir.sub_expressions(node))
+    return True

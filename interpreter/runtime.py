@@ -1,0 +1,333 @@
+"""What compiled procedures call while they run: one :class:`Run` per API call, and helpers.
+
+The code :mod:`compiler` generates is straight Python over local variables;
+anything that may fail with a positioned error, or that touches a budget,
+goes through a function here, so that its messages are the evaluator's own
+(several are shared with it).  Nothing here is global state: a :class:`Run`
+holds one call's budget, memos and interned loop sequences, and dies with
+the call.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Callable
+
+from .errors import RuleViolation, RulesetError
+from .inputs import CoercionError, coerce
+from .limits import STATEMENT_WORK, Budget, LimitExceeded, Limits, breach
+from .values import OutcomeValue, Record, brief, conforms, kind_of_value, show
+
+
+class Acc:
+    """Weights over a common denominator, absorbing others (rescaled to the least common multiple)."""
+
+    __slots__ = ("weights", "denom")
+
+    def __init__(self) -> None:
+        self.weights: dict = {}
+        self.denom = 1
+
+    def absorb(self, weights: dict, denom: int) -> None:
+        if not weights:
+            return
+        mine = self.weights
+        if not mine:
+            self.weights, self.denom = weights, denom
+            return
+        if denom != self.denom:
+            common = math.lcm(self.denom, denom)
+            if common != self.denom:
+                scale = common // self.denom
+                mine = self.weights = {key: w * scale for key, w in mine.items()}
+                self.denom = common
+            if common != denom:
+                scale = common // denom
+                for key, w in weights.items():
+                    mine[key] = mine.get(key, 0) + w * scale
+                return
+        for key, w in weights.items():
+            mine[key] = mine.get(key, 0) + w
+
+
+class Run:
+    """One API call of compiled code: its limits and budget, choices, memos, interned sequences."""
+
+    __slots__ = (
+        "ruleset", "limits", "budget", "choices", "int_low", "int_high", "max_states", "work_chunk",
+        "call_memo", "dice_memo", "sequences", "sequence_numbers",
+    )
+
+    def __init__(self, ruleset, limits: Limits, budget: Budget | None = None, choices: dict | None = None):
+        self.ruleset = ruleset  # a CompiledRuleset: its program(name) is a procedure's generated code
+        self.limits = limits
+        self.budget = budget or Budget(limits)
+        self.choices = choices or {}
+        bound = 1 << limits.max_int_bits
+        self.int_low, self.int_high = -bound + 1, bound - 1
+        self.max_states = limits.max_states if limits.max_states is not None else math.inf
+        # Straight-line code adds up its work in a local counter and reports it in chunks.
+        self.work_chunk = 4096 if limits.max_work is None else max(1, min(4096, limits.max_work // 4))
+        self.call_memo: dict = {}
+        self.dice_memo: dict = {}
+        self.sequences: list = []
+        self.sequence_numbers: dict = {}
+
+    # ---- budgets ------------------------------------------------------------------
+
+    def charge_pass(self, states: int, statements: int, denom: int, pos) -> None:
+        """One pass over ``states`` states running ``statements`` statements: what the evaluator charges for them."""
+        self.budget.charge(states * statements * (STATEMENT_WORK + (denom.bit_length() >> 10)), pos)
+
+    def spend(self, units: int, pos) -> int:
+        """Report work counted locally; the local counter starts again from 0."""
+        self.budget.charge(units, pos)
+        return 0
+
+    def too_many_states(self, pos):
+        raise breach(pos, "max_states", f"exact odds need more than {self.limits.max_states:,} states here")
+
+    # ---- loops ----------------------------------------------------------------------
+
+    def intern(self, sequence: Any, pos) -> int:
+        """A loop's sequence as a small number, so states hash a number, not a long list."""
+        number = self.sequence_numbers.get(sequence)
+        if number is None:
+            self.budget.charge(len(sequence), pos)
+            number = self.sequence_numbers[sequence] = len(self.sequences)
+            self.sequences.append(sequence)
+        return number
+
+    # ---- dice -----------------------------------------------------------------------
+
+    def check_dice(self, count: Any, sides: Any, pos, exact: bool) -> None:
+        limits = self.limits
+        if not isinstance(count, int) or count < 0 or count > limits.max_dice_per_roll:
+            raise breach(pos, "max_dice_per_roll", f"cannot roll {count} dice (0 to {limits.max_dice_per_roll})")
+        if not isinstance(sides, int) or sides < 1 or sides > limits.max_faces:
+            raise breach(pos, "max_faces", f"a die must have 1 to {limits.max_faces} faces, not {sides}")
+        if exact and count * (sides - 1) + 1 > limits.max_roll_totals:
+            raise breach(pos, "max_roll_totals", f"{count}d{sides} has {count * (sides - 1) + 1:,} totals, more than exact odds follow")
+
+    def dice(self, count: Any, sides: Any, pos) -> tuple[tuple, int]:
+        """((total, ways), ...) of ``count`` dice of ``sides`` faces, and sides ** count."""
+        self.check_dice(count, sides, pos, True)
+        key = (count, sides)
+        found = self.dice_memo.get(key)
+        if found is None:
+            self.budget.charge(dice_work(count, sides), pos)
+            found = self.dice_memo[key] = (tuple(dice_distribution(count, sides).items()), sides**count)
+        return found
+
+    # ---- procedures -----------------------------------------------------------------
+
+    def call_exact(self, name: str, given: dict, pos, depth: int) -> tuple[tuple, int]:
+        """((outcome, weight), ...) of a resolved procedure over its denominator, remembered per inputs."""
+        program = self.ruleset.program(name)
+        inputs = callee_inputs(program.procedure, given, self.choices, pos)
+        key = (name, tuple(sorted(inputs.items())))
+        found = self.call_memo.get(key)
+        if found is None:
+            weights, denom = program.run_exact(self, inputs, depth)
+            found = (tuple(weights.items()), denom)
+            if len(self.call_memo) >= self.limits.max_memo_entries:
+                self.call_memo.clear()  # bounded memory; recomputing is only slower
+            self.call_memo[key] = found
+        return found
+
+    def call_play(self, name: str, given: dict, pos, depth: int, roll: Callable) -> OutcomeValue:
+        program = self.ruleset.program(name)
+        inputs = callee_inputs(program.procedure, given, self.choices, pos)
+        return program.run_play(self, inputs, roll, depth)
+
+
+def callee_inputs(callee, given: dict[str, Any], choices: dict[str, str], pos) -> dict[str, Any]:
+    """The inputs a resolved procedure receives: given values coerced, defaults and choices filled in."""
+    inputs = {}
+    for spec in callee.inputs:
+        value = given.get(spec.name, spec.default)
+        try:
+            inputs[spec.name] = coerce(value, spec.type, f"input '{spec.name}' of {callee.name}")
+        except CoercionError as error:
+            raise RuleViolation(pos.diagnostic(error.message)) from None
+    for choice in callee.choices:
+        option = given.get(choice.name, choices.get(choice.name, choice.default))
+        if option not in choice.options:
+            raise RuleViolation(pos.diagnostic(f"choice '{choice.name}' of {callee.name} must be one of {', '.join(choice.options)}, not {option!r}"))
+        inputs[choice.name] = option
+    return inputs
+
+
+# ---- dice arithmetic ----------------------------------------------------------------
+
+
+def dice_work(count: int, sides: int) -> int:
+    """The work units the evaluator charges to count ``count`` dice: the sum over dice of totals so far plus faces."""
+    return count * (1 + sides) + (sides - 1) * count * (count - 1) // 2
+
+
+def dice_distribution(count: int, sides: int) -> dict[int, int]:
+    """Ways to roll each total with ``count`` dice of ``sides`` faces (exact integers).
+
+    The generating polynomial (1 + x + ... + x^(sides-1)) ** count is one big
+    integer power when its coefficients fit (each below sides ** count): the
+    digits in base 2^bits are the ways.  Otherwise one die at a time, each
+    total a sliding window over the last one's.
+    """
+    if count == 0:
+        return {0: 1}
+    totals = count * (sides - 1) + 1
+    bits = (sides**count).bit_length() + 1
+    if totals * bits <= 1 << 22:
+        base = 1 << bits
+        one = (base**sides - 1) // (base - 1)  # 1 + x + ... + x^(sides-1) at x = 2^bits
+        packed = one**count
+        mask = base - 1
+        ways = {}
+        for offset in range(totals):
+            ways[count + offset] = (packed >> (offset * bits)) & mask
+        return ways
+    ways = [1]
+    for _ in range(count):
+        step, window = [], 0
+        for total in range(len(ways) + sides - 1):
+            if total < len(ways):
+                window += ways[total]
+            if total >= sides:
+                window -= ways[total - sides]
+            step.append(window)
+        ways = step
+    return {count + offset: n for offset, n in enumerate(ways)}
+
+
+# ---- expression helpers (each raises the evaluator's own message) ------------------------
+
+
+def overflow(rt: Run, pos, left: Any, op: str, right: Any):
+    raise breach(pos, "max_int_bits", f"{show(left)[:30]} {op} {show(right)[:30]} grows past {rt.limits.max_int_bits} bits")
+
+
+def divide(pos, left: int, op: str, right: int) -> int:
+    if right == 0:
+        raise RuleViolation(pos.diagnostic("division by zero"))
+    return left // right if op == "//" else left % right
+
+
+def field(subject: Any, name: str, pos) -> Any:
+    if type(subject) is Record:
+        value = subject.lookup(name)
+        if value is not _MISSING_FIELD:
+            return value
+    elif isinstance(subject, OutcomeValue):
+        if name == "outcome":
+            return subject.name
+        value = subject.get(name, _MISSING_FIELD)
+        if value is _MISSING_FIELD:
+            raise RuleViolation(pos.diagnostic(f"outcome {subject.name} has no field '{name}'"))
+        return value
+    elif isinstance(subject, Record) and subject.has(name):  # pragma: no cover - no subclasses today
+        return subject.get(name)
+    raise RuleViolation(pos.diagnostic(f"{brief(subject)} has no field '{name}'"))
+
+
+def index(subject: tuple, position: int, pos) -> Any:
+    if not 1 <= position <= len(subject):
+        raise RuleViolation(pos.diagnostic(f"index {position} is outside the list (1 to {len(subject)})"))
+    return subject[position - 1]
+
+
+def counted(rt: Run, collection: tuple, pos) -> tuple:
+    """An aggregate's list, its length charged as work (as the evaluator does)."""
+    rt.budget.charge(len(collection), pos)
+    return collection
+
+
+def make_range(rt: Run, low: int, high: int, pos) -> tuple:
+    if high - low + 1 > rt.limits.max_value_items:
+        raise breach(pos, "max_value_items", f"range {low} .. {high} would hold more than {rt.limits.max_value_items:,} items")
+    rt.budget.charge(max(high - low + 1, 0), pos)
+    return tuple(range(low, high + 1))
+
+
+def range_size(rt: Run, low: int, high: int, pos) -> int:
+    """What ``make_range`` checks and charges, for a loop that runs over the range without making it."""
+    size = high - low + 1
+    if size > rt.limits.max_value_items:
+        raise breach(pos, "max_value_items", f"range {low} .. {high} would hold more than {rt.limits.max_value_items:,} items")
+    rt.budget.charge(max(size, 0), pos)
+    return size
+
+
+def make_guard(pos, expected: tuple, what: str) -> Callable[[Any], Any]:
+    """A check of a value whose type the checker could not know (ir.Guard)."""
+
+    def guard(value: Any) -> Any:
+        for option in expected:
+            if conforms(value, option):
+                return value
+        wanted = " or ".join(option.describe() for option in expected)
+        raise RulesetError(pos.diagnostic(
+            f"{what} must be {wanted}, but here it is {kind_of_value(value)} ({brief(value)}); "
+            "the checker could not know this value's type"
+        ))
+
+    return guard
+
+
+def violated(pos, message: str):
+    raise RuleViolation(pos.diagnostic(f"rule violated: {message}"))
+
+
+def not_a_list(pos, value: Any):
+    raise RuleViolation(pos.diagnostic(f"`for` needs a list, not {brief(value)}"))
+
+
+def negative_limit(pos, limit: int):
+    raise RuleViolation(pos.diagnostic(f"a `while` limit must be 0 or more, not {limit}"))
+
+
+def past_limit(pos, limit: int):
+    raise LimitExceeded(pos.diagnostic(f"`while` loop ran past its limit of {limit} rounds"))
+
+
+def too_deep(rt: Run, pos):
+    raise breach(pos, "max_call_depth", f"procedures nest deeper than {rt.limits.max_call_depth} calls")
+
+
+def off_table(table, pos, message: str):
+    raise RuleViolation(pos.diagnostic(f"{table.title}: {message}"))
+
+
+_MISSING_FIELD = Record.MISSING
+
+
+def _fast_fraction(numerator: int, denominator: int) -> Fraction:
+    """``Fraction(numerator, denominator)`` for integers with a positive denominator.
+
+    Made without Fraction's argument parsing (a tenth of its cost): the
+    numerator and denominator are reduced here and set on a new instance.
+    Checked when this module loads; plain ``Fraction(...)`` otherwise.
+    """
+    divisor = math.gcd(numerator, denominator)
+    made = _new_fraction(Fraction)
+    made._numerator = numerator // divisor
+    made._denominator = denominator // divisor
+    return made
+
+
+_new_fraction = object.__new__
+
+
+def _fraction_shortcut_works() -> bool:
+    try:
+        probes = [(3, 6), (0, 5), (-4, 6), (10**30, 3 * 10**30), (7, 1)]
+        return all(
+            _fast_fraction(n, d) == Fraction(n, d) and hash(_fast_fraction(n, d)) == hash(Fraction(n, d)) and str(_fast_fraction(n, d)) == str(Fraction(n, d))
+            for n, d in probes
+        )
+    except Exception:  # pragma: no cover - a Python whose Fraction keeps other fields
+        return False
+
+
+fraction = _fast_fraction if _fraction_shortcut_works() else Fraction
