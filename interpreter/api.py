@@ -25,12 +25,11 @@ from . import ir
 from .compiled_ruleset import CompiledRuleset
 from .dice import ScriptedDice, SeededDice, fresh_seed
 from .errors import Source, UsageError
-from .inputs import CoercionError, coerce
-from .callgraph import illustrative_tables
+from .inputs import MAX_INT_BITS, CoercionError, coerce
 from .limits import Budget, Limits, breach
 from .ruleset import MISSING
 from .runtime import Run, fraction
-from .values import OutcomeValue, to_plain
+from .values import BoolType, IntType, OutcomeValue, StrType, to_plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluator import TraceEvent
@@ -114,10 +113,19 @@ def prepare_inputs(procedure: ir.CompiledProcedure, given: Mapping[str, Any], ch
         if value is MISSING:
             problems.append(f"input '{spec.name}' is required ({spec.type.describe()}{': ' + spec.description if spec.description else ''})")
             continue
-        try:
-            inputs[spec.name] = coerce(value, spec.type, f"input '{spec.name}'")
-        except CoercionError as error:
-            problems.append(error.message)
+        expected = spec.type
+        kind = type(expected)
+        # the plain cases accepted as coerce() accepts them; anything else (and every refusal) goes through it
+        if kind is IntType and type(value) is int and value.bit_length() <= MAX_INT_BITS \
+                and (expected.low is None or value >= expected.low) and (expected.high is None or value <= expected.high):
+            inputs[spec.name] = value
+        elif (kind is BoolType and type(value) is bool) or (kind is StrType and type(value) is str and (expected.values is None or value in expected.values)):
+            inputs[spec.name] = value
+        else:
+            try:
+                inputs[spec.name] = coerce(value, expected, f"input '{spec.name}'")
+            except CoercionError as error:
+                problems.append(error.message)
     if procedure.choices:
         choices = choices or {}
         for choice in procedure.choices:
@@ -210,7 +218,7 @@ def resolve(
         outcome,
         events,
         source.unused if isinstance(source, ScriptedDice) else 0,
-        illustrative_tables(ruleset, procedure),
+        ruleset.illustrative_tables(procedure),
     )
 
 
@@ -281,22 +289,35 @@ def odds(
     ``budget`` lets several calls share one budget (one command's timeout).
     """
     compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
-    if _engine(engine) == "reference":
+    if engine == "compiled":
+        program = ruleset.program(procedure)
+        weights, denom = program.exact(Run(ruleset, limits, budget, choices), program.inputs_tuple(prepared), 0)
+        ordered, total = program.ordered(weights)
+    else:
         from .evaluator import Executor
 
+        _engine(engine)
         executor = Executor(ruleset, dice=None, choices=choices, trace=False, limits=limits, budget=budget)
         result = executor.run_procedure(compiled, prepared)
         weights, denom = result.weights, result.denom
-    else:
-        program = ruleset.program(procedure)
-        weights, denom = program.exact(Run(ruleset, limits, budget, dict(choices or {})), program.inputs_tuple(prepared), 0)
-        weights = program.outcomes(weights)
-    outcomes = tuple((outcome, fraction(weight, denom)) for outcome, weight in most_likely_first(weights))
+        ordered, total = most_likely_first(weights), sum(weights.values())
+    outcomes = tuple([(outcome, fraction(weight, denom)) for outcome, weight in ordered])
     # Every path ends in an outcome (checked at load), so the mass missing from
     # the outcomes is exactly what `while` bounds dropped.
-    total = sum(weights.values())
     truncated = ZERO if total == denom else (1 - Fraction(total, denom) if weights else Fraction(1))
-    return Distribution(ruleset.name, procedure, prepared, outcomes, truncated, illustrative_tables(ruleset, procedure))
+    return _made(Distribution, ruleset=ruleset.name, procedure=procedure, inputs=prepared, outcomes=outcomes, truncated=truncated,
+                 illustrative_tables=ruleset.illustrative_tables(procedure))
+
+
+def _made(cls, **fields):
+    """An instance of a frozen dataclass from all its fields, without __init__'s field-by-field setattr (a
+    good part of a small call's cost); the same object __init__ would make."""
+    made = _new(cls)
+    made.__dict__.update(fields)
+    return made
+
+
+_new = object.__new__
 
 
 def most_likely_first(counts: Mapping[OutcomeValue, int]) -> list[tuple[OutcomeValue, int]]:
@@ -315,7 +336,7 @@ def _weight_and_name(item: tuple[OutcomeValue, int]) -> tuple:
 
 
 def _weight_name_and_fields(item: tuple[OutcomeValue, int]) -> tuple:
-    return -item[1], item[0].name, repr(item[0].fields)
+    return -item[1], item[0].name, item[0].fields_text()
 
 
 def reachable_choices(ruleset: Ruleset, procedure: str) -> list:
@@ -462,8 +483,9 @@ def monte_carlo(
     if _engine(engine) == "compiled":
         program = ruleset.program(procedure)
         keyed: dict = {}
-        program.sample(Run(ruleset, limits, choices=dict(choices or {})), program.inputs_tuple(prepared), trials, random.Random(seed).random, keyed, progress)
-        return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(most_likely_first(program.outcomes(keyed))), illustrative_tables(ruleset, procedure))
+        program.sample(Run(ruleset, limits, None, choices), program.inputs_tuple(prepared), trials, random.Random(seed).random, keyed, progress)
+        return _made(Sample, ruleset=ruleset.name, procedure=procedure, inputs=prepared, seed=seed, trials=trials,
+                     counts=tuple(program.ordered(keyed)[0]), illustrative_tables=ruleset.illustrative_tables(procedure))
     from .evaluator import Executor
 
     source = SeededDice(seed)
@@ -480,7 +502,7 @@ def monte_carlo(
         if progress is not None and trial % step == 0:
             progress(trial, trials)
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0].name, repr(item[0].fields)))
-    return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(ordered), illustrative_tables(ruleset, procedure))
+    return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(ordered), ruleset.illustrative_tables(procedure))
 
 
 class _Discard(list):

@@ -26,12 +26,13 @@ from .ruleset import Ruleset
 class CompiledRuleset:
     """A ruleset ready to run: ``model``, ``compiled`` (checked procedures) and their generated code."""
 
-    __slots__ = ("model", "compiled", "_code", "_lock")
+    __slots__ = ("model", "compiled", "_code", "_illustrative", "_lock")
 
     def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure]):
         object.__setattr__(self, "model", model)
         object.__setattr__(self, "compiled", MappingProxyType(dict(compiled)))
         object.__setattr__(self, "_code", {})
+        object.__setattr__(self, "_illustrative", {})
         object.__setattr__(self, "_lock", threading.Lock())
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -57,6 +58,15 @@ class CompiledRuleset:
                     code = compile_procedure(self.compiled[name])
                     self._code[name] = code
         return code
+
+    def illustrative_tables(self, name: str) -> tuple[str, ...]:
+        """The tables marked ``example: true`` that procedure ``name`` may read (worked out once)."""
+        found = self._illustrative.get(name)
+        if found is None:
+            from .callgraph import illustrative_tables
+
+            found = self._illustrative[name] = illustrative_tables(self, name)
+        return found
 
     def compile_all(self) -> None:
         """Compile every procedure now (tests; a server that wants no first-call delay)."""

@@ -77,6 +77,7 @@ MAX_INDENT = 60  # indentation levels (Python allows 100)
 MAX_EXPRESSION_DEPTH = 20  # procedure-language expression levels before a helper function
 
 _UNSET = object()  # a value hoisted out of Monte Carlo trials, not computed yet
+_ORDER = __import__("operator").itemgetter(0, 1, 2)
 
 # The only built-ins generated code may use.
 _ALLOWED_BUILTINS = ("len", "int", "min", "max", "abs", "all", "any", "tuple", "range", "type", "enumerate", "sum")
@@ -101,27 +102,43 @@ class ProcedureCode:
         return tuple([inputs[name] for name in self.input_names])
 
     def outcome(self, key: Any) -> OutcomeValue:
-        """The outcome an outcome key stands for: the statement's index, then its field values."""
+        """The outcome an outcome key stands for: the number of its name and field names, then its field values."""
         found = self._outcomes.get(key)
         if found is None:
-            if type(key) is int:
-                name, _ = self.sites[key]
-                found = OutcomeValue(name, ())
-            else:
-                name, names = self.sites[key[0]]
-                found = OutcomeValue(name, tuple(zip(names, key[1:])))
-            if len(self._outcomes) < 4096:
-                self._outcomes[key] = found
-        return found
+            found = self._entry(key)
+        return found[0]
+
+    def _entry(self, key: Any) -> tuple:
+        """(outcome, name, its fields as text): what ordering needs, made once per key (up to a bound)."""
+        if type(key) is int:
+            name, _ = self.sites[key]
+            value = OutcomeValue(name, ())
+        else:
+            name, names = self.sites[key[0]]
+            value = OutcomeValue(name, tuple(zip(names, key[1:])))
+        entry = (value, name, value.fields_text())
+        if len(self._outcomes) < 4096:
+            self._outcomes[key] = entry
+        return entry
 
     def outcomes(self, weights: dict) -> dict:
-        """Keys to outcomes; statements that give equal outcomes merge."""
-        merged: dict = {}
+        """Keys to outcomes (equal outcomes have equal keys: see the outcome numbers)."""
         convert = self.outcome
+        return {convert(key): weight for key, weight in weights.items()}
+
+    def ordered(self, weights: dict) -> tuple[list, int]:
+        """[(outcome, weight)], most likely first, then by name, then by fields as written; and the total weight."""
+        cache = self._outcomes
+        rows = []
+        total = 0
         for key, weight in weights.items():
-            value = convert(key)
-            merged[value] = merged.get(value, 0) + weight
-        return merged
+            if weight:
+                entry = cache.get(key) or self._entry(key)
+                rows.append((-weight, entry[1], entry[2], entry[0]))
+                total += weight
+        if len(rows) > 1:
+            rows.sort(key=_ORDER)
+        return [(row[3], -row[0]) for row in rows], total
 
     def run_exact(self, rt: Run, inputs: Mapping[str, Any], depth: int = 0) -> tuple[dict, int]:
         weights, denom = self.exact(rt, self.inputs_tuple(inputs), depth)
@@ -446,11 +463,15 @@ class _Function:
 class _Expressions:
     """Python expression source for IR expressions, in one function being written."""
 
-    def __init__(self, compiler: "_ProcedureCompiler", function: _Function, hoist: dict | None = None, hoistable: Callable | None = None):
+    def __init__(self, compiler: "_ProcedureCompiler", function: _Function, hoist: dict | None = None, stable: Callable[[int], bool] | None = None):
         self.c = compiler
         self.f = function
-        self.hoist = hoist  # Monte Carlo: invariant expressions computed once, by node id -> local name
-        self.hoistable = hoistable
+        # Inside a loop (Monte Carlo trials, a roll's faces): costly values that read only inputs,
+        # constants and variables the loop does not change (``stable``) are computed once, on first
+        # use (so that an error is still raised where the evaluator raises it), into a local named
+        # in ``hoist`` (node id -> name); the loop's writer sets those locals to UNSET before it.
+        self.hoist = hoist
+        self.stable = stable
 
     def __call__(self, expr, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
@@ -458,13 +479,19 @@ class _Expressions:
     def expr(self, e, walrus: bool, depth: int) -> str:
         if depth >= MAX_EXPRESSION_DEPTH and type(e) not in (ir.Const, ir.Local, ir.InputRef):
             return self._outlined(e)
-        if self.hoist is not None and walrus and self.hoistable is not None and self.hoistable(e):
-            name = self.hoist.get(id(e))
-            if name is None:
-                name = self.hoist[id(e)] = self.f.temp("h")
-            inner = self._expr(e, walrus, depth + 1)
-            return f"({name} if {name} is not UNSET else ({name} := {inner}))"
+        if self.hoist is not None and walrus and _invariant(e, self.stable):
+            return self._hoisted(id(e), self._expr(e, walrus, depth + 1))
         return self._expr(e, walrus, depth)
+
+    def _hoisted(self, key, inner: str) -> str:
+        name = self.hoist.get(key)
+        if name is None:
+            name = self.hoist[key] = self.f.temp("h")
+        return f"({name} if {name} is not UNSET else ({name} := {inner}))"
+
+    def _reads_stable(self, *exprs) -> bool:
+        """Whether expressions read only inputs, constants and variables the hoisting loop does not change."""
+        return self.hoist is not None and all(not (_locals_in(e) - {s for s in _locals_in(e) if self.stable(s)}) for e in exprs if e is not None)
 
     def _expr(self, e, walrus: bool, depth: int) -> str:
         kind = type(e)
@@ -513,17 +540,35 @@ class _Expressions:
         if kind is ir.Aggregate:
             return self._aggregate(e, walrus, depth)
         if kind is ir.Lookup:
-            site = m.ref(_lookup_site(e.table, e.pos), "lk")
-            row = sub(e.row)
-            column = sub(e.column) if e.column is not None else "None"
-            shift = sub(e.shift) if e.shift is not None else "0"
-            return f"{site}({row}, {column}, {shift})"
+            return self._lookup(e, walrus, depth)
         if kind is ir.ModifierSum:
             if not e.entries:
                 return "0"
             parts = [f"({literal(entry.value) or m.ref(entry.value)} if {sub(condition)} else 0)" for entry, condition in e.entries]
             return "(" + " + ".join(parts) + ")"
         raise AssertionError(f"unknown expression {e!r}")  # pragma: no cover
+
+    def _lookup(self, e, walrus: bool, depth: int) -> str:
+        m = self.c.module
+        sub = lambda x: self.expr(x, walrus, depth + 1)  # noqa: E731
+        row = sub(e.row)
+        keys = self.c.facts.ranges.get(e.row.slot) if type(e.row) is ir.Local else None
+        by_key = _rows_by_key(e.table, keys) if keys is not None else None
+        simple = (ir.Const, ir.Local, ir.InputRef)
+        if by_key is not None and e.table.columns is None:
+            # a die roll's every total lands on a row: the cells, by total
+            return f"{m.ref(tuple(row_cells[0] if row_cells is not None else None for row_cells in by_key), 'cells')}[{row}]"
+        if by_key is not None and type(e.column) in simple and (e.shift is None or type(e.shift) in simple):
+            column = sub(e.column)
+            shift = sub(e.shift) if e.shift is not None else "0"
+            index_ = f"{m.ref(_column_site(e.table, e.pos), 'lkc')}({column}, {shift})"
+            if walrus and self._reads_stable(e.column, e.shift):
+                index_ = self._hoisted((id(e), "column"), index_)
+            return f"{m.ref(by_key, 'rows')}[{row}][{index_}]"
+        site = m.ref(_lookup_site(e.table, e.pos), "lk")
+        column = sub(e.column) if e.column is not None else "None"
+        shift = sub(e.shift) if e.shift is not None else "0"
+        return f"{site}({row}, {column}, {shift})"
 
     def budget(self) -> str:
         return self.f.need("BUD", "rt.budget")
@@ -614,6 +659,7 @@ def _lookup_site(table, pos) -> Callable:
     index_ = _table_index(table)
     rows_int, rows_str, rows_default, columns_int, columns_str, columns_default, width = index_
     cells = table.cells
+    clamp = table.columns is not None and table.columns.edge == "clamp"
 
     def slow(row, column, shift):
         try:
@@ -655,10 +701,59 @@ def _lookup_site(table, pos) -> Callable:
             return slow(row, column, shift)
         c += shift
         if c < 0 or c >= width:
-            return slow(row, column, shift)
+            if not clamp:
+                return slow(row, column, shift)
+            c = 0 if c < 0 else width - 1
         return cells[r][c]
 
     return site
+
+
+def _rows_by_key(table, keys: tuple[int, int]) -> tuple | None:
+    """Each row's cells by key, for every integer key from 0 to the last of ``keys``; None unless each key in range lands on a row."""
+    low, high = keys
+    if high > 4096 or low < 0 or any(h.ratio is not None for h in table.rows.headings):
+        return None
+    from .tables import place
+
+    by_key: list = [None] * (high + 1)
+    for key in range(low, high + 1):
+        try:
+            by_key[key] = table.cells[place(table.rows, key, "row").index]
+        except OffTable:
+            return None
+    return tuple(by_key)
+
+
+def _column_site(table, pos) -> Callable:
+    """Where a column key and a shift land (a column index), as ``tables.lookup`` finds it; its errors too."""
+    from .runtime import off_table
+    from .tables import place, shift as shift_column
+
+    _, _, _, columns_int, columns_str, columns_default, width = _table_index(table)
+    clamp = table.columns.edge == "clamp"
+    axis = table.columns
+
+    def column_index(column, shift):
+        kind = type(column)
+        if kind is int:
+            c = columns_int.get(column)
+        elif kind is str:
+            c = columns_str.get(column.casefold(), columns_default)
+        else:
+            c = None
+        if c is not None and type(shift) is int:
+            c += shift
+            if 0 <= c < width:
+                return c
+            if clamp:
+                return 0 if c < 0 else width - 1
+        try:
+            return shift_column(axis, place(axis, column, "column"), shift).index
+        except OffTable as error:
+            off_table(table, pos, error.message)
+
+    return column_index
 
 
 def _table_index(table) -> tuple:
@@ -729,9 +824,15 @@ class _ProcedureCompiler:
             if type(node) is ir.Outcome:
                 found.append(node)
             stack.extend(reversed(ir.statement_blocks(node)))
+        canonical: dict = {}
         for outcome in found:
-            self.site_of[id(outcome)] = len(self.sites)
-            self.sites.append((outcome.name, tuple(name for name, _ in outcome.fields)))
+            signature = (outcome.name, tuple(name for name, _ in outcome.fields))
+            # outcome statements with the same name and field names share a number, so that
+            # equal outcomes have equal keys wherever they were written
+            if signature not in canonical:
+                canonical[signature] = len(self.sites)
+                self.sites.append(signature)
+            self.site_of[id(outcome)] = canonical[signature]
 
     def input_local(self, function: _Function, name: str) -> str:
         i = self.input_index[name]
@@ -754,8 +855,10 @@ class _ProcedureCompiler:
         f = _Function(self.module, name, "rt, I, depth")
         f.line(f"if depth > rt.limits.max_call_depth: TOODEEP(rt, {self.module.ref(self.procedure.body.pos, 'p')})")
         f.line("FIN = Acc()")
-        body = self._exact_block(self.procedure.body, exit_layout=(), loop=None)
-        f.line(f"{body}(rt, I, depth, {{(): 1}}, 1, FIN, None)")
+        f.line("X = None")
+        f.line("D = {(): 1}")
+        f.line("d = 1")
+        self._exact_steps(f, self.procedure.body, exit_layout=(), loop=None)
         f.line("return FIN.weights, FIN.denom")
         self.module.add(f.finish())
         return name
@@ -768,6 +871,13 @@ class _ProcedureCompiler:
         """
         name = self.module.name("b")
         f = _Function(self.module, name, "rt, I, depth, D, d, FIN, X")
+        self._exact_steps(f, block, exit_layout, loop, prologue, epilogue)
+        f.line("return D, d")
+        self.module.add(f.finish())
+        return name
+
+    def _exact_steps(self, f: _Function, block: ir.Block, exit_layout: tuple, loop=None, prologue=None, epilogue=None) -> None:
+        """The passes that run ``block``, taking the states in D (over d) to the states after it."""
         steps = self._steps(block.statements)
         if prologue is not None and (not steps or steps[0][0] != "segment"):
             steps.insert(0, ("segment", []))
@@ -793,9 +903,6 @@ class _ProcedureCompiler:
                 after = exit_layout if last else _layout(self.facts.after[id(items)])
                 self._exact_compound(f, items, layout, after, loop)
             layout = after
-        f.line("return D, d")
-        self.module.add(f.finish())
-        return name
 
     def _steps(self, statements) -> list:
         """Statements grouped: ("segment", [straight statements, at most one literal roll]) or ("compound", statement)."""
@@ -819,7 +926,7 @@ class _ProcedureCompiler:
                 has_roll = False
         return steps
 
-    def _exact_segment(self, f: _Function, statements: list, entry: tuple, exit_layout: tuple, loop, prologue, epilogue, fallback_pos) -> None:
+    def _exact_segment(self, f: _Function, statements: list, entry: tuple, exit_layout: tuple, loop, prologue, epilogue, fallback_pos, exits: str = "X", known_states: bool = False) -> None:
         m = self.module
         roll = next((s for s in statements if type(s) is ir.Roll), None)
         total = 1
@@ -832,9 +939,10 @@ class _ProcedureCompiler:
         # the faces a roll spreads are counted as they spread, after the check on the number of states
         cost = len(statements) + (1 if prologue is not None else 0)
         first_pos = statements[0].pos if statements else (prologue["pos"] if prologue is not None else fallback_pos)
-        f.line("if D:")
-        f.indent += 1
-        f.line(f"rt.charge_pass(len(D), {max(cost, 1)}, d, {m.ref(first_pos, 'p')})")
+        if not known_states:
+            f.line("if D:")
+            f.indent += 1
+        f.line(f"{self.budget(f)}.charge(len(D) * {max(cost, 1)} * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {m.ref(first_pos, 'p')})")
         f.line("N = {}")
         uses = _SegmentTargets()
         body_start = len(f.lines)
@@ -859,14 +967,15 @@ class _ProcedureCompiler:
         if uses.counted:
             f.lines.insert(body_start, "    " * f.indent + "n = 0")
             f.need("MS", "rt.max_states")
-            f.line(f"if n: rt.budget.charge(n, {m.ref(roll.pos, 'p')})")
+            f.line(f"if n: {self.budget(f)}.charge(n, {m.ref(roll.pos, 'p')})")
         out_denom = "d" if total == 1 else f"d * {total}"
         if uses.finished:
             f.line(f"if f: FIN.absorb(f, {out_denom})")
         if uses.exits:
-            f.line(f"if x: X.absorb(x, {out_denom})")
+            f.line(f"if x: {exits}.absorb(x, {out_denom})")
         f.line(f"D, d = N, {out_denom}")
-        f.indent -= 1
+        if not known_states:
+            f.indent -= 1
 
     def _exact_fallthrough(self, f: _Function, state: "_SegmentState") -> None:
         if state.epilogue is not None:
@@ -893,7 +1002,7 @@ class _ProcedureCompiler:
                 hoist: dict = {}
                 unstable = changed | {statement.slot}
                 bound = self.facts.bound
-                once = _Expressions(self, f, hoist, lambda e: _invariant(e, lambda slot: slot not in unstable and slot not in bound))
+                once = _Expressions(self, f, hoist, lambda slot: slot not in unstable and slot not in bound)
                 hoist_at = len(f.lines)
                 self._exact_roll(f, statement, expressions, state, faces, total)
                 for slot in restore:
@@ -914,10 +1023,9 @@ class _ProcedureCompiler:
         m = self.module
         pos = m.ref(statement.pos, "p")
         count, sides = statement.count.value, statement.sides.value
-        maxd = f.need("MAXD", "rt.limits.max_dice_per_roll")
-        maxf = f.need("MAXF", "rt.limits.max_faces")
-        maxt = f.need("MAXT", "rt.limits.max_roll_totals")
-        f.line(f"if {count} > {maxd} or {sides} > {maxf} or {len(faces)} > {maxt}: rt.check_dice({count}, {sides}, {pos}, True)")
+        # the dice are literal: whether the limits allow them is known once per call
+        fits = f.need(f"DOK{count}_{sides}", f"{count} <= rt.limits.max_dice_per_roll and {sides} <= rt.limits.max_faces and {len(faces)} <= rt.limits.max_roll_totals")
+        f.line(f"if not {fits}: rt.check_dice({count}, {sides}, {pos}, True)")
         state.targets.counted = True
         f.line(f"n += {len(faces)}")
         f.line(f"if n > MS: rt.too_many_states({pos})")
@@ -997,7 +1105,7 @@ class _ProcedureCompiler:
     def _exact_partition(self, f: _Function, statement: ir.If, entry: tuple, exit_layout: tuple, loop) -> None:
         f.line("if D:")
         f.indent += 1
-        f.line(f"rt.charge_pass(len(D), 1, d, {self.pos(statement)})")
+        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {self.pos(statement)})")
         parts = []
         for number, (condition, body) in enumerate(statement.branches):
             parts.append((f"A{number}", condition, body))
@@ -1034,44 +1142,74 @@ class _ProcedureCompiler:
 
     def _exact_for(self, f: _Function, statement: ir.ForLoop, entry: tuple, exit_layout: tuple, loop) -> None:
         m = self.module
-        head = _layout(self.facts.head[id(statement)])
         seq, idx, var = statement.sequence_slot, statement.index_slot, statement.var_slot
+        body_steps = self._steps(statement.body.statements)
+        fused = len(body_steps) == 1 and body_steps[0][0] == "segment"
+        # a list that reads no variable is the same for every state: made once, kept out of the states
+        static = fused and not _locals_in(statement.iterable)
+        head = _layout(self.facts.head[id(statement)] - ({seq} if static else set()))
         pos = self.pos(statement)
+        iterable_pos = m.ref(statement.iterable.pos, "p")
+        var_live = var in self.facts.block_in[id(statement.body)]
         f.line("if D:")
         f.indent += 1
-        f.line(f"rt.charge_pass(len(D), 1, d, {pos})")
+        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {pos})")
+        expressions = _Expressions(self, f)
+        if static:
+            f.line(f"q = {expressions(statement.iterable)}")
+            f.line(f"if type(q) is not tuple_: NOTLIST({iterable_pos}, q)")
+            f.line(f"{self.budget(f)}.charge(len(q), {pos})")
+            f.line("nq = len(q)")
         f.line("H = {}")
         f.line("for st, w in D.items():")
         f.indent += 1
         unpack = _unpack(entry, "st")
         if unpack:
             f.line(unpack)
-        expressions = _Expressions(self, f)
-        f.line(f"s = {expressions(statement.iterable)}")
-        f.line(f"if type(s) is not tuple_: NOTLIST({m.ref(statement.iterable.pos, 'p')}, s)")
-        f.line(f"k = {_key(head, {seq: f'rt.intern(s, {pos})', idx: '0'})}")
+        if static:
+            f.line(f"k = {_key(head, {idx: '0'})}")
+        else:
+            f.line(f"s = {expressions(statement.iterable)}")
+            f.line(f"if type(s) is not tuple_: NOTLIST({iterable_pos}, s)")
+            f.line(f"k = {_key(head, {seq: f'rt.intern(s, {pos})', idx: '0'})}")
         f.line("H[k] = H.get(k, 0) + w")
         f.indent -= 1
         loop_info = {"exit": exit_layout}
+        exits = "EX"
 
         def head_check(compiler, g: _Function, exprs: _Expressions, state) -> None:
             state.targets.exits = True
-            seqs = g.need("SEQS", "rt.sequences")
-            g.line(f"q = {seqs}[v{seq}]")
-            g.line(f"if v{idx} >= len(q):")
+            if static:
+                g.line(f"if v{idx} >= nq:")
+            else:
+                seqs = g.need("SEQS", "rt.sequences")
+                g.line(f"q = {seqs}[v{seq}]")
+                g.line(f"if v{idx} >= len(q):")
             g.line(f"    k = {_key(exit_layout)}")
             g.line(f"    x[k] = x.get(k, 0) + {state.weight}")
             g.line("    continue")
-            g.line(f"v{var} = q[v{idx}]")
+            if var_live:
+                g.line(f"v{var} = q[v{idx}]")
 
         prologue = {"layout": head, "emit": head_check, "pos": statement.pos}
         epilogue = {"layout": head, "replace": {idx: f"v{idx} + 1"}}
-        body = self._exact_block(statement.body, head, loop_info, prologue, epilogue)
-        f.line("EX = Acc()")
-        f.line("while H:")
-        f.line(f"    H, d = {body}(rt, I, depth, H, d, FIN, EX)")
-        f.line("D, d = EX.weights, EX.denom")
+        f.line(f"{exits} = Acc()")
+        if fused:
+            # the whole loop in this function: each round one pass from the loop's head back to it
+            f.line("D = H")
+            f.line("while D:")
+            f.indent += 1
+            self._exact_segment(f, body_steps[0][1], head, head, loop_info, prologue, epilogue, statement.body.pos, exits=exits, known_states=True)
+            f.indent -= 1
+        else:
+            body = self._exact_block(statement.body, head, loop_info, prologue, epilogue)
+            f.line("while H:")
+            f.line(f"    H, d = {body}(rt, I, depth, H, d, FIN, {exits})")
+        f.line(f"D, d = {exits}.weights, {exits}.denom")
         f.indent -= 1
+
+    def budget(self, f: _Function) -> str:
+        return f.need("BUD", "rt.budget")
 
     def _exact_while(self, f: _Function, statement: ir.WhileLoop, entry: tuple, exit_layout: tuple, loop) -> None:
         m = self.module
@@ -1080,7 +1218,7 @@ class _ProcedureCompiler:
         pos = self.pos(statement)
         f.line("if D:")
         f.indent += 1
-        f.line(f"rt.charge_pass(len(D), 1, d, {pos})")
+        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {pos})")
         f.line("H = {}")
         f.line("for st, w in D.items():")
         f.indent += 1
@@ -1119,7 +1257,7 @@ class _ProcedureCompiler:
         others = tuple(s for s in exit_layout if s != slot)
         f.line("if D:")
         f.indent += 1
-        f.line(f"rt.charge_pass(len(D), 1, d, {pos})")
+        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {pos})")
         f.line("E = []")
         f.line("common = 1")
         f.line("for st, w in D.items():")
@@ -1143,7 +1281,7 @@ class _ProcedureCompiler:
         f.indent += 1
         f.line("sc = w * (common // T)")
         f.line("n += len(vals)")
-        f.line(f"rt.budget.charge(len(vals), {pos})")
+        f.line(f"{self.budget(f)}.charge(len(vals), {pos})")
         f.line(f"for v{slot}, c in vals:")
         f.line(f"    k = {_key(exit_layout)}")
         f.line("    N[k] = N.get(k, 0) + c * sc")
@@ -1281,11 +1419,8 @@ class _PlayWriter:
         self.f = f
         self.roll = roll
         self.mode = mode
-        hoistable = None
-        if hoist is not None:
-            fixed, bound = stable or set(), compiler.facts.bound
-            hoistable = lambda e: _invariant(e, lambda slot: slot in fixed and slot not in bound)  # noqa: E731
-        self.expressions = _Expressions(compiler, f, hoist, hoistable)
+        fixed, bound = stable or set(), compiler.facts.bound
+        self.expressions = _Expressions(compiler, f, hoist, lambda slot: slot in fixed and slot not in bound)
 
     def block(self, statements, loops: int) -> bool:
         """Write statements; True when every path ends (an outcome, or a break)."""

@@ -74,6 +74,15 @@ class Limits:
                 from .errors import Source, UsageError
 
                 raise UsageError(Source("<limits>", "").diagnostic(1, 1, f"Limits.{spec.name} must be a positive number{lifted}, not {value!r}"))
+        bound = 1 << self.max_int_bits
+        # Worked out once for compiled code (not fields: they take no part in equality):
+        # the integer range, the state limit as a number, the chunk in which straight-line code reports work.
+        object.__setattr__(self, "derived", (
+            -bound + 1,
+            bound - 1,
+            self.max_states if self.max_states is not None else float("inf"),
+            4096 if self.max_work is None else max(1, min(4096, self.max_work // 4)),
+        ))
 
 
 # How a user raises each budget, for the message that reports its breach.

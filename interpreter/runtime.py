@@ -64,13 +64,9 @@ class Run:
         self.limits = limits
         self.budget = budget or Budget(limits)
         self.choices = choices or {}
-        bound = 1 << limits.max_int_bits
-        self.int_low, self.int_high = -bound + 1, bound - 1
-        self.max_states = limits.max_states if limits.max_states is not None else math.inf
-        # Straight-line code adds up its work in a local counter and reports it in chunks.
-        self.work_chunk = 4096 if limits.max_work is None else max(1, min(4096, limits.max_work // 4))
-        self.call_memo: dict = {}
-        self.dice_memo: dict = {}
+        self.int_low, self.int_high, self.max_states, self.work_chunk = limits.derived
+        self.call_memo: dict | None = None  # made when first needed
+        self.dice_memo: dict | None = None
         self.sequences: list = []
         self.sequence_numbers: dict = {}
 
@@ -114,10 +110,13 @@ class Run:
         """((total, ways), ...) of ``count`` dice of ``sides`` faces, and sides ** count."""
         self.check_dice(count, sides, pos, True)
         key = (count, sides)
-        found = self.dice_memo.get(key)
+        memo = self.dice_memo
+        if memo is None:
+            memo = self.dice_memo = {}
+        found = memo.get(key)
         if found is None:
             self.budget.charge(dice_work(count, sides), pos)
-            found = self.dice_memo[key] = (tuple(dice_distribution(count, sides).items()), sides**count)
+            found = memo[key] = (tuple(dice_distribution(count, sides).items()), sides**count)
         return found
 
     # ---- procedures -----------------------------------------------------------------
@@ -127,13 +126,16 @@ class Run:
         program = self.ruleset.program(name)
         inputs = callee_inputs(program.procedure, given, self.choices, pos)
         key = (name, tuple(sorted(inputs.items())))
-        found = self.call_memo.get(key)
+        memo = self.call_memo
+        if memo is None:
+            memo = self.call_memo = {}
+        found = memo.get(key)
         if found is None:
             weights, denom = program.run_exact(self, inputs, depth)
             found = (tuple(weights.items()), denom)
-            if len(self.call_memo) >= self.limits.max_memo_entries:
-                self.call_memo.clear()  # bounded memory; recomputing is only slower
-            self.call_memo[key] = found
+            if len(memo) >= self.limits.max_memo_entries:
+                memo.clear()  # bounded memory; recomputing is only slower
+            memo[key] = found
         return found
 
     def call_play(self, name: str, given: dict, pos, depth: int, roll: Callable) -> OutcomeValue:

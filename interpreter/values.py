@@ -109,6 +109,14 @@ class OutcomeValue:
     def fields_dict(self) -> dict[str, Any]:
         return dict(self.fields)
 
+    def fields_text(self) -> str:
+        """``repr(self.fields)``, made once: it orders outcomes of equal probability and name."""
+        text = self.__dict__.get("_fields_text")
+        if text is None:
+            text = repr(self.fields)
+            object.__setattr__(self, "_fields_text", text)
+        return text
+
 
 def to_plain(value: Any) -> Any:
     """A value as JSON-ready Python data."""
