@@ -6,7 +6,6 @@ The exact-odds engine needs no source: it takes every face.
 from __future__ import annotations
 
 import random
-import secrets
 from dataclasses import dataclass, field
 
 from .errors import Source, UsageError
@@ -45,6 +44,8 @@ class SeededDice:
 
 def fresh_seed(bits: int) -> int:
     """A seed drawn from the system's randomness, reported so a run can be replayed."""
+    import secrets  # here, not at the top: it costs a few milliseconds at every start
+
     return secrets.randbits(bits)
 
 

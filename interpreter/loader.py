@@ -23,17 +23,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from .builder import Builder
-from .compiled_ruleset import CompiledRuleset, compile_model
+from . import cache
 from .errors import DiagnosticList, RulesetError, Source, UsageError
 from .files import describe, display_name, is_inside, read_source, real_path
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
-from .merge import SECTIONS, apply_variant, include_fragments
 from .resources import bundled_names, bundled_ruleset, data_dir
-from .schema import validate
-from .yaml_loader import LoadedYaml, load_yaml
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .compiled_ruleset import CompiledRuleset
+    from .yaml_loader import LoadedYaml
+
+# YAML, JSON Schema, the parser and the checker are imported when a ruleset is
+# read from its files, not when it comes from the cache (see cache.py).
 
 __all__ = ["load_ruleset", "resolve_ruleset_path", "read_source", "display_name", "COMMAND_LINE"]
 
@@ -58,7 +61,15 @@ def load_ruleset(
     path = resolve_ruleset_path(path_or_name)
     if not isinstance(limits, LoadLimits):
         raise _usage(f"limits must be a LoadLimits, not {type(limits).__name__}")
-    loading = _Loading(limits, _allowed_bases(base_paths))
+    allowed = _allowed_bases(base_paths)
+    key = (os.fspath(real_path(path)), tuple(map(os.fspath, allowed)), repr(limits))
+    cached = cache.lookup(key, limits)
+    if cached is not None:
+        return cached
+    from .builder import Builder
+    from .compiled_ruleset import compile_model
+
+    loading = _Loading(limits, allowed)
     try:
         main = loading.parse(path, fragment=False)
     except (OSError, OverLimit) as error:
@@ -68,6 +79,7 @@ def load_ruleset(
     model = Builder([document], diagnostics, limits).build()
     ruleset = compile_model(model, diagnostics)
     diagnostics.raise_if_any()
+    cache.store(key, ruleset, loading.sources)
     return ruleset
 
 
@@ -111,6 +123,7 @@ class _Loading:
         self.files_read = 0
         self.bytes_read = 0
         self.nodes_read = 0
+        self.sources: list[tuple[Path, Source]] = []  # every file read, for the cache
 
     # -- one file
 
@@ -119,7 +132,12 @@ class _Loading:
         self.files_read += 1
         if self.files_read > self.limits.max_files:
             raise OverLimit(f"a ruleset may read at most {self.limits.max_files} files (itself, its includes, its bases)")
+        from .merge import SECTIONS
+        from .schema import validate
+        from .yaml_loader import load_yaml
+
         source = read_source(path, self.limits)
+        self.sources.append((path, source))
         self.bytes_read += len(source.text.encode("utf-8", "surrogatepass"))
         if self.bytes_read > self.limits.max_bytes:
             raise OverLimit(f"the files of this ruleset are larger than {self.limits.max_bytes} bytes together")
@@ -143,6 +161,9 @@ class _Loading:
 
     def assemble(self, main: LoadedYaml, path: Path, chain: tuple[Path, ...]) -> LoadedYaml:
         """One document for the ruleset in ``main``: its includes merged in, its base applied under it."""
+        from .merge import apply_variant, include_fragments
+        from .schema import validate
+
         diagnostics = DiagnosticList()
         if "extends" not in main.data:
             merged = include_fragments(main, self._includes(main, path), diagnostics)

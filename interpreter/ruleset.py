@@ -23,6 +23,9 @@ class _Missing:
     def __repr__(self) -> str:
         return "MISSING"
 
+    def __reduce__(self) -> str:
+        return "MISSING"  # the one instance, also after a copy or a trip through the ruleset cache
+
 
 MISSING: Any = _Missing()
 

@@ -1,0 +1,228 @@
+"""A cache of checked rulesets: a command need not read, validate, parse and check the same files again.
+
+What it stores.  For each ruleset :func:`~loader.load_ruleset` loaded
+successfully (one entry per ruleset path and loading options), a pickle of
+the :class:`~compiled_ruleset.CompiledRuleset` (the model and its checked
+procedures, never generated code), with the path, the name as shown in
+messages and the SHA-256 of the text of every file that went into it (the
+ruleset, its includes, its bases).
+
+Where.  ``$WARTABLE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/wartable``,
+else ``~/.cache/wartable``.  At most :data:`MAX_ENTRIES` entries are kept;
+the oldest go first.  ``WARTABLE_CACHE=0`` turns the cache off.
+
+How it is invalidated.  An entry is used only if every file it was made
+from still holds the same text and is still shown under the same name (the
+name depends on the working directory), and if the Python version and
+wartable's own source files (their sizes and modification times, which an
+upgrade changes) are those that wrote it.  Otherwise the ruleset is loaded from its
+files and the entry written afresh.  Failed loads are never stored.
+
+Why it cannot be poisoned.  Unpickling runs code, so an entry is read only
+from a folder owned by the current user that no one else may write to
+(created with mode 0700), and only if the entry itself is a regular file
+owned by the current user that no one else may write to (checked on the
+open file).  Anything else is ignored, never written to, never read.  On a
+system without user ids (Windows) the cache is off.  Entries are written by
+this module only, from wartable's own objects, through a temporary file and
+an atomic rename.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable
+
+FORMAT = 1  # bump when what an entry holds changes
+MAX_ENTRIES = 64
+_SUFFIX = ".ruleset-cache"
+
+
+def enabled() -> bool:
+    return os.environ.get("WARTABLE_CACHE", "1") not in ("0", "", "off", "no", "false") and hasattr(os, "getuid")
+
+
+def folder() -> Path:
+    explicit = os.environ.get("WARTABLE_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "wartable"
+
+
+def _private_folder(create: bool) -> Path | None:
+    """The cache folder if it is ours and no one else may write to it (made so when ``create``)."""
+    where = folder()
+    try:
+        if create:
+            os.makedirs(where, mode=0o700, exist_ok=True)
+        status = os.stat(where, follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.getuid() or status.st_mode & 0o022:
+        return None
+    return where
+
+
+def _code_fingerprint() -> str:
+    """Python's version, and the sizes and modification times of wartable's own source files (an upgrade rewrites them)."""
+    here = Path(__file__).resolve().parent
+    parts = [str(FORMAT), sys.version]
+    try:
+        for entry in sorted(os.scandir(here), key=lambda e: e.name):
+            if entry.name.endswith((".py", ".lark")):
+                info = entry.stat()
+                parts.append(f"{entry.name}:{info.st_size}:{info.st_mtime_ns}")
+    except OSError:
+        parts.append("unreadable")
+    return "\n".join(parts)
+
+
+def _entry_path(where: Path, key: Iterable[Any]) -> Path:
+    digest = hashlib.sha256(repr((_code_fingerprint(), *key)).encode("utf-8", "surrogatepass")).hexdigest()
+    return where / (digest[:40] + _SUFFIX)
+
+
+def _text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# ---- reading ---------------------------------------------------------------------------
+
+
+def lookup(key: Iterable[Any], limits) -> Any | None:
+    """The cached CompiledRuleset for ``key`` (the ruleset's path and the loading options), or None."""
+    if not enabled():
+        return None
+    where = _private_folder(create=False)
+    if where is None:
+        return None
+    path = _entry_path(where, key)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_uid != os.getuid() or status.st_mode & 0o022:
+            return None  # not ours alone: never unpickled
+        with os.fdopen(descriptor, "rb", closefd=False) as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    try:
+        files, ruleset = pickle.loads(data)  # our own file: see the module docstring
+    except Exception:  # noqa: BLE001 - a stale or damaged entry is a miss
+        return None
+    if not _files_unchanged(files, limits):
+        return None
+    return ruleset
+
+
+def _files_unchanged(files, limits) -> bool:
+    from .files import read_source
+
+    for path, shown, digest in files:
+        try:
+            source = read_source(Path(path), limits)
+        except Exception:  # noqa: BLE001 - gone, unreadable, too large: load it for real and say why
+            return False
+        if source.name != shown or _text_digest(source.text) != digest:
+            return False
+    return True
+
+
+# ---- writing ---------------------------------------------------------------------------
+
+
+def store(key: Iterable[Any], ruleset: Any, sources: Iterable[tuple[Path, Any]]) -> None:
+    """Keep ``ruleset``, made from ``sources`` ((path, Source) for each file read); quietly gives up on any problem."""
+    if not enabled():
+        return
+    where = _private_folder(create=True)
+    if where is None:
+        return
+    files = tuple((os.fspath(path), source.name, _text_digest(source.text)) for path, source in sources)
+    try:
+        buffer = io.BytesIO()
+        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump((files, ruleset))
+    except Exception:  # noqa: BLE001 - something not picklable: no entry
+        return
+    target = _entry_path(where, key)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=where, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(buffer.getvalue())
+            os.chmod(temporary, 0o600)
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        _trim(where)
+    except OSError:
+        return
+
+
+def _trim(where: Path) -> None:
+    entries = []
+    for entry in os.scandir(where):
+        if entry.name.endswith(_SUFFIX):
+            try:
+                entries.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
+            except OSError:
+                pass
+    entries.sort()
+    for _, path in entries[: max(0, len(entries) - MAX_ENTRIES)]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+class _Pickler(pickle.Pickler):
+    """wartable's objects as data: mapping proxies as dicts, built-in functions by name, rulesets by their parts."""
+
+    def reducer_override(self, obj: Any):
+        from .builtins import AggregateFunction, Function
+        from .compiled_ruleset import CompiledRuleset
+        from .values import Record
+
+        kind = type(obj)
+        if kind is MappingProxyType:
+            return _mapping, (dict(obj),)
+        if kind is Record:
+            return Record, (obj.type_name, obj.items())
+        if kind is Function:
+            return _function, (obj.name,)
+        if kind is AggregateFunction:
+            return _aggregate, (obj.name,)
+        if kind is CompiledRuleset:
+            return CompiledRuleset, (obj.model, dict(obj.compiled))
+        return NotImplemented
+
+
+def _mapping(items: dict) -> MappingProxyType:
+    return MappingProxyType(items)
+
+
+def _function(name: str):
+    from .builtins import FUNCTIONS
+
+    return FUNCTIONS[name]
+
+
+def _aggregate(name: str):
+    from .builtins import AGGREGATES
+
+    return AGGREGATES[name]
