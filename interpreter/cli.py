@@ -90,7 +90,7 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
         description="Wargame rules as data: check rulesets, show tables, resolve procedures, compute exact odds.",
         command_line=command_line,
     )
-    parser.add_argument("--version", action="version", version=f"wartable {version()}")
+    parser.add_argument("--version", action=_LazyVersion, version="")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=lambda **kw: _Parser(command_line=command_line, **kw))
     sub.required = True
 
@@ -171,6 +171,14 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
             help="allow a variant's extends: to name a base in DIR, outside the variant's folder (repeatable)",
         )
     return parser
+
+
+class _LazyVersion(argparse._VersionAction):
+    """argparse's --version, looking the version up only when it is asked for (importlib.metadata is slow to import)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        self.version = f"wartable {version()}"
+        super().__call__(parser, namespace, values, option_string)
 
 
 def version() -> str:
