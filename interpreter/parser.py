@@ -99,14 +99,9 @@ class TextOrigin:
 
 @functools.lru_cache(maxsize=None)
 def _parser() -> Lark:
+    """One LALR parser for both start symbols: a procedure body ("start") and a lone expression ("expr")."""
     grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=True, start="start")
-
-
-@functools.lru_cache(maxsize=None)
-def _expression_parser() -> Lark:
-    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=True, start="expr")
+    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=True, start=["start", "expr"])
 
 
 _FRIENDLY_TERMINALS = {
@@ -451,7 +446,8 @@ def _unquote(token: str) -> str:
     return "".join(out)
 
 
-def _parse(text: str, origin: TextOrigin, parser: Lark, limits: LoadLimits):
+def _parse(text: str, origin: TextOrigin, start: str, limits: LoadLimits):
+    parser = _parser()
     if len(text) > limits.max_procedure_chars:
         raise RulesetError(origin.pos(1, 1).diagnostic(
             f"procedure text is too long ({len(text)} characters; the limit is {limits.max_procedure_chars})"
@@ -459,7 +455,7 @@ def _parse(text: str, origin: TextOrigin, parser: Lark, limits: LoadLimits):
     text = text.translate(_AS_NEWLINE)
     _check_brackets(text, origin, limits)
     try:
-        tree = parser.parse(text)
+        tree = parser.parse(text, start=start)
     except UnexpectedInput as error:
         raise _syntax_error(error, origin, parser, text) from None
     deep = _too_deep(tree, limits.max_procedure_depth)
@@ -474,9 +470,9 @@ def _parse(text: str, origin: TextOrigin, parser: Lark, limits: LoadLimits):
 
 def parse_procedure(text: str, origin: TextOrigin, limits: LoadLimits = DEFAULT_LOAD_LIMITS) -> ast.Block:
     """Parse a procedure body.  Raises RulesetError with a positioned message."""
-    return _parse(text, origin, _parser(), limits)
+    return _parse(text, origin, "start", limits)
 
 
 def parse_expression(text: str, origin: TextOrigin, limits: LoadLimits = DEFAULT_LOAD_LIMITS) -> ast.Expr:
     """Parse one expression (a modifier's condition, say)."""
-    return _parse(text, origin, _expression_parser(), limits)
+    return _parse(text, origin, "expr", limits)
