@@ -26,6 +26,7 @@ RULESET_PATH = ROOT / "rulesdata" / "eia.yaml"
 SEED_PATH = ROOT.parent / "shared" / "seeds" / "003_a80b138c53982d4a.txt"
 
 SIX20 = 6**20  # the initiative re-roll bound (reroll_limit = 20) leaves (1/6)^20 tied
+NEVER = {"attacker_retreats": "never", "defender_retreats": "never"}  # neither player retreats
 
 
 @pytest.fixture(scope="module")
@@ -281,7 +282,7 @@ def test_extra_ships_choice_changes_the_odds(eia):
     inputs = {"shooters": ships("warship", "warship"), "targets": ships("warship")}
 
     def fit(choice):
-        dist = odds(eia, "volley", inputs, choices={"extra_ships": choice})
+        dist = odds(eia, "volley", {**inputs, "extra_ships": choice})
         return sum((p for o, p in dist.outcomes if o.get("targets")[0].get("status") == "fit"), Fraction(0))
 
     assert fit("fire") == Fraction(4, 9)
@@ -364,10 +365,11 @@ def test_evade_modifiers_for_the_attacker_variant(tmp_path, eia):
     # d + 3 > a + 2, i.e. d >= a: 21 of 36.  Only the defender's (variant):
     # evades unless a >= d + 3 (d=1: 3 faces, d=2: 2, d=3: 1 -> 6 of 36): 30/36.
     inputs = {"attacker_ships": 1, "defender_ships": 1, "defender_all_frigates": True}
-    base = odds(eia, "tactical_contest", inputs, choices={"defender_intent": "evade"})
+    inputs["defender_intent"] = "evade"
+    base = odds(eia, "tactical_contest", inputs)
     assert base.probability("evaded") == Fraction(21, 36)
     only_defender = variant(tmp_path, {"evade_modifiers_for_attacker": False})
-    assert odds(only_defender, "tactical_contest", inputs, choices={"defender_intent": "evade"}).probability("evaded") == Fraction(30, 36)
+    assert odds(only_defender, "tactical_contest", inputs).probability("evaded") == Fraction(30, 36)
 
 
 # ---- protecting the fleet ------------------------------------------------------------------
@@ -396,21 +398,21 @@ def test_initiative_reroll_truncation(eia):
     # Equal ratings: each contest is won by a with 15/36, tied with 6/36; the
     # tie is rolled again at most 20 times.  P(a) = 15/36 * (1 - (1/6)^20) /
     # (1 - 1/6) = (1 - 6^-20) / 2; truncated = (1/6)^20 < 1e-12.
-    dist = odds(eia, "initiative", {"a_columns": 2, "b_columns": 2})
-    assert dist.probability("initiative", side="a") == Fraction(SIX20 - 1, 2 * SIX20)
-    assert dist.probability("initiative", side="b") == Fraction(SIX20 - 1, 2 * SIX20)
+    dist = odds(eia, "initiative", {"attacker_columns": 2, "defender_columns": 2})
+    assert dist.probability("initiative", side="attacker") == Fraction(SIX20 - 1, 2 * SIX20)
+    assert dist.probability("initiative", side="defender") == Fraction(SIX20 - 1, 2 * SIX20)
     assert dist.truncated == Fraction(1, SIX20)
     assert dist.truncated < Fraction(1, 10**12)
     assert total(dist) == 1
     # a rated 1 higher: per contest a 21/36, b 10/36, tie 5/36.
     # P(a) = 21/31 * (1 - (5/36)^20); truncated = (5/36)^20.
-    dist = odds(eia, "initiative", {"a_columns": 1, "b_columns": 1, "a_rating": 1})
-    assert dist.probability("initiative", side="a") == Fraction(21, 31) * (1 - Fraction(5, 36) ** 20)
+    dist = odds(eia, "initiative", {"attacker_columns": 1, "defender_columns": 1, "attacker_maneuver": 1})
+    assert dist.probability("initiative", side="attacker") == Fraction(21, 31) * (1 - Fraction(5, 36) ** 20)
     assert dist.truncated == Fraction(5, 36) ** 20
     assert total(dist) == 1
     # More columns: no roll, nothing truncated.
-    dist = odds(eia, "initiative", {"a_columns": 3, "b_columns": 2})
-    assert (dist.probability("initiative", side="a", by="columns"), dist.truncated) == (1, 0)
+    dist = odds(eia, "initiative", {"attacker_columns": 3, "defender_columns": 2})
+    assert (dist.probability("initiative", side="attacker", by="columns"), dist.truncated) == (1, 0)
 
 
 @pytest.mark.parametrize("round_number", range(1, 10))
@@ -420,13 +422,13 @@ def test_end_of_round_on_a_tie(eia, round_number):
     # faces.  Round 1: 0 (never); round 3: 2 faces (5, 6) -> 1/6 * 1/3 = 1/18;
     # round 7 and later: every tie ends it, 1/6.
     faces = max(0, min(6, round_number - 1))
-    dist = odds(eia, "end_of_round", {"round": round_number}, choices={"winner_retreats": "never"})
+    dist = odds(eia, "end_of_round", {"round": round_number, **NEVER})
     assert dist.probability("combat_ends", reason="tie_roll") == Fraction(1, 6) * Fraction(faces, 6)
     assert total(dist) == 1
 
 
 def test_end_of_round_three_is_one_in_eighteen(eia):
-    dist = odds(eia, "end_of_round", {"round": 3}, choices={"winner_retreats": "never"})
+    dist = odds(eia, "end_of_round", {"round": 3, **NEVER})
     assert dist.probability("combat_ends") == Fraction(1, 18)
 
 
@@ -434,16 +436,15 @@ def test_end_on_exactly_seven_variant(tmp_path):
     # Exact reading: round 3 ends only on a die of 5 (5 + 2 = 7): 1/6 * 1/6;
     # round 9 (d6 + 8 >= 9) never.
     exact = variant(tmp_path, {"end_on_exact_result": True})
-    never = {"winner_retreats": "never"}
-    assert odds(exact, "end_of_round", {"round": 3}, choices=never).probability("combat_ends") == Fraction(1, 36)
-    assert odds(exact, "end_of_round", {"round": 9}, choices=never).probability("combat_ends") == 0
+    assert odds(exact, "end_of_round", {"round": 3, **NEVER}).probability("combat_ends") == Fraction(1, 36)
+    assert odds(exact, "end_of_round", {"round": 9, **NEVER}).probability("combat_ends") == 0
 
 
 def test_retreat_choice_changes_the_result(eia):
     # Round 1, a weaker (1 ship v 3): a wins the contest 15/36.
-    inputs = {"round": 1, "a_ships": 1, "b_ships": 3}
+    inputs = {"round": 1, "attacker_ships": 1, "defender_ships": 3}
     ends = {
-        choice: odds(eia, "end_of_round", inputs, choices={"winner_retreats": choice}).probability("combat_ends")
+        choice: odds(eia, "end_of_round", {**inputs, "attacker_retreats": choice, "defender_retreats": choice}).probability("combat_ends")
         for choice in ("if_weaker", "always", "never")
     }
     # if_weaker: only a retreats, 15/36; always: either winner, 30/36; never: 0.
@@ -462,22 +463,23 @@ def test_interception_odds_by_hand(eia):
     assert odds(eia, "interception", {"operation": "raid", "distance": 10}).probability("battle_joined") == Fraction(83, 288)
     # Frigate-only target against a Patrol at 1 step: dice = 1 +/- 1 - 1; only
     # a won contest leaves one die (always >= 1): 15/36.
-    dist = odds(eia, "interception", {"operation": "patrol", "distance": 1, "target_all_frigates": True})
+    dist = odds(eia, "interception", {"operation": "patrol", "distance": 1, "defender": ships("frigate")})
     assert dist.probability("battle_joined") == Fraction(5, 12)
 
 
 def test_superiority_contest_by_hand(eia):
     # 2d6 >= 7: 21/36. Fleets of 12: both bring 2d6 ships, 7 ships with 1/6 each.
-    dist = odds(eia, "superiority_contest", {"distance": 7, "a_fleet_ships": 12, "b_fleet_ships": 12})
+    fleet = ships(*["warship"] * 12)
+    dist = odds(eia, "superiority_contest", {"distance": 7, "attacker": fleet, "defender": fleet})
     assert dist.probability("combat_joined") == Fraction(7, 12)
-    assert dist.probability("combat_joined", a_ships=7, b_ships=7) == Fraction(7, 12) / 36
+    assert dist.probability("combat_joined", attacker_ships=7, defender_ships=7) == Fraction(7, 12) / 36
 
 
 # ---- trivial combat -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    "side_a, side_b, reason",
+    "attacker, defender, reason",
     [
         (ships("warship", "warship"), ships("warship", "warship"), "fewer_than_5_ships"),
         (ships("warship", "warship", "warship"), ships("trade", "trade", "trade"), "only_trade_ships"),
@@ -487,8 +489,8 @@ def test_superiority_contest_by_hand(eia):
         (ships(*["warship"] * 3), ships(*["warship"] * 3), None),
     ],
 )
-def test_trivial_conditions(eia, side_a, side_b, reason):
-    outcome = resolve(eia, "trivial_check", {"side_a": side_a, "side_b": side_b}, dice=[]).outcome
+def test_trivial_conditions(eia, attacker, defender, reason):
+    outcome = resolve(eia, "trivial_check", {"attacker": attacker, "defender": defender}, dice=[]).outcome
     if reason is None:
         assert outcome.name == "not_trivial"
     else:
@@ -509,8 +511,8 @@ def test_trivial_combat_by_hand(eia):
     # and T damaged (5/12*5/36 + 5/12*1/6 + 1/6*5/36 = 65/432) and W attacks
     # the helpless T: sunk 1/6.  469/1944 + 65/2592 = 2071/7776.
     # Initiative: (1 - 6^-20)/2 each, so P(T sunk) = (1 - 6^-20) * 3947/15552.
-    dist = odds(eia, "trivial_combat", {"side_a": ships("warship"), "side_b": ships("trade")})
-    assert dist.probability("trivial_combat_over", b_sunk=1) == (1 - Fraction(1, SIX20)) * Fraction(3947, 15552)
+    dist = odds(eia, "trivial_combat", {"attacker": ships("warship"), "defender": ships("trade")})
+    assert dist.probability("trivial_combat_over", defender_sunk=1) == (1 - Fraction(1, SIX20)) * Fraction(3947, 15552)
     assert dist.truncated == Fraction(1, SIX20)
     assert total(dist) == 1
 
@@ -518,8 +520,8 @@ def test_trivial_combat_by_hand(eia):
 def test_trivial_combat_second_column_choice(eia):
     # If the second column holds, T is sunk only in the first exchange (q =
     # 67/432 either way).
-    dist = odds(eia, "trivial_combat", {"side_a": ships("warship"), "side_b": ships("trade")}, choices={"second_column_action": "hold"})
-    assert dist.probability("trivial_combat_over", b_sunk=1) == (1 - Fraction(1, SIX20)) * Fraction(67, 432)
+    dist = odds(eia, "trivial_combat", {"attacker": ships("warship"), "defender": ships("trade")}, choices={"second_column_action": "hold"})
+    assert dist.probability("trivial_combat_over", defender_sunk=1) == (1 - Fraction(1, SIX20)) * Fraction(67, 432)
 
 
 def test_trivial_combat_ignores_leader_values_and_orders_by_value(eia):
@@ -530,7 +532,7 @@ def test_trivial_combat_ignores_leader_values_and_orders_by_value(eia):
         dice=[],
     )
     assert [s.get("kind") for s in play.outcome.get("ships")] == ["heavy", "frigate", "trade"]
-    assert "a_rating" not in {spec.name for spec in eia.compiled["trivial_combat"].inputs}
+    assert not {"attacker_maneuver", "attacker_admirals"} & {spec.name for spec in eia.compiled["trivial_combat"].inputs}
 
 
 def test_trivial_order_variant(tmp_path):
@@ -543,26 +545,27 @@ def test_trivial_order_variant(tmp_path):
     assert [s.get("kind") for s in play.outcome.get("ships")] == ["trade", "heavy", "frigate"]
 
 
-# ---- a full round of two single columns ---------------------------------------------------------
+# ---- a round of two single columns ------------------------------------------------------------
 
 
-def test_column_round_is_tractable_and_sums_to_one(eia):
-    # Two 2-ship columns, round 2: the only truncation is the initiative re-roll.
-    dist = odds(eia, "column_round", {"a": ships("heavy", "frigate"), "b": ships("warship", "warship"), "round": 2})
-    assert dist.truncated == Fraction(1, SIX20)
-    assert total(dist) == 1
-    assert dist.probability("combat_ends") > 0 and dist.probability("next_round") > 0
+def test_battle_round_sums_to_one(eia):
+    # Two 2-ship columns, round 2; the initiative is an input, so nothing is truncated.
+    inputs = {"attacker": [ships("heavy", "frigate")], "defender": [ships("warship", "warship")], "round": 2}
+    dist = odds(eia, "battle_round", inputs)
+    assert dist.truncated == 0 and total(dist) == 1
+    assert dist.probability("round_over", over=True) > 0 and dist.probability("round_over", over=False) > 0
 
 
-def test_column_round_protect_own_choice(eia):
+def test_battle_round_protect_own_orders(eia):
     # If both columns protect themselves nobody fires: the round ends with the
-    # end-of-round contest only.  Round 1, equal ships: nobody is weaker, so
-    # nobody retreats, and a tie cannot end round 1: always a next round.
-    inputs = {"a": ships("warship"), "b": ships("warship")}
-    dist = odds(eia, "column_round", inputs, choices={"a_action": "protect_own", "b_action": "protect_own"})
-    assert dist.probability("next_round", a_attacked=False, b_attacked=False) == 1 - Fraction(1, SIX20)
-    attacking = odds(eia, "column_round", inputs)
-    assert attacking.probability("next_round", a_attacked=False, b_attacked=False) == 0
+    # end-of-round contest only.  Round 1, neither side weaker (one ship able
+    # to fire each): nobody retreats, and a tie cannot end round 1: always a
+    # next round.
+    inputs = {"attacker": [ships("warship")], "defender": [ships("warship")]}
+    dist = odds(eia, "battle_round", {**inputs, "attacker_orders": "hold", "defender_orders": "hold"})
+    assert dist.probability("round_over", over=False, attacker_attacked=(False,), defender_attacked=(False,)) == 1
+    attacking = odds(eia, "battle_round", inputs)
+    assert attacking.probability("round_over", attacker_attacked=(False,), defender_attacked=(False,)) == 0
 
 
 # ---- violations quote the seed -------------------------------------------------------------------
@@ -577,10 +580,10 @@ def test_column_round_protect_own_choice(eia):
         ("declare_operation", {"operation": "supply"}, "Can only be used by a fleet containing at least one transport."),
         ("operation", {"operation": "raid", "phase": 1, "fleet_ships": 3, "based_in": "enemy_blockade_box"},
          "it may only choose Naval Superiority or Rebase as Naval Operation."),
-        ("interception", {"operation": "patrol", "distance": 3, "target_operation": "idle"}, "Have a fleet remain still, evading interception"),
+        ("interception", {"operation": "patrol", "distance": 3, "defender_operation": "idle"}, "Have a fleet remain still, evading interception"),
         ("interception", {"operation": "patrol", "distance": 3, "interceptions_done": 1},
          "Interception can only be successfully done once. Once an Interception is done, the fleet is spent."),
-        ("superiority_contest", {"distance": 3, "a_fleet_ships": 2, "b_fleet_ships": 2, "b_lost_superiority_combat": True},
+        ("superiority_contest", {"distance": 3, "attacker": ships("warship"), "defender": ships("warship"), "defender_lost_superiority_combat": True},
          "If a fleet loses in a Naval Superiority combat, it may no longer intercept or take part in Naval Superiority contests."),
         ("form_columns", {"columns": [ships("warship", "trade"), ships("trade")]},
          "All trade ships and troop carrying ships present must be in the same column."),

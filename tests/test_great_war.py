@@ -301,7 +301,7 @@ BASE_INTERCEPTED = [unit("German", "CA", contact=2)]
 
 
 def interception_odds(gw, **changes) -> Fraction:
-    inputs = {"mission": "commerce_raiding", "intercepting_fleet": BASE_INTERCEPTING, "intercepted_fleet": BASE_INTERCEPTED}
+    inputs = {"mission": "commerce_raiding", "defender": BASE_INTERCEPTING, "attacker": BASE_INTERCEPTED}
     inputs.update(changes)
     distribution = odds(gw, "interception", inputs)
     assert distribution.probability("intercepted") + distribution.probability("not_intercepted") == 1
@@ -315,31 +315,31 @@ def interception_odds(gw, **changes) -> Fraction:
         # no DRM: 2d6 <= 3: (1,1),(1,2),(2,1) = 3 of 36
         ({}, Fraction(3, 36)),
         # -1 a) Air Level 4: 2d6 <= 4: (1,1),(1,2),(2,1),(1,3),(2,2),(3,1) = 6 of 36
-        ({"intercepting_air_level": 4}, Fraction(6, 36)),
+        ({"defender_air_level": 4}, Fraction(6, 36)),
         # -1 a) Air Level 5 too ("4 or 5")
-        ({"intercepting_air_level": 5}, Fraction(6, 36)),
+        ({"defender_air_level": 5}, Fraction(6, 36)),
         # Air Level 3: no DRM, 3 of 36
-        ({"intercepting_air_level": 3}, Fraction(3, 36)),
+        ({"defender_air_level": 3}, Fraction(3, 36)),
         # -1 b) intercepting 3, 4 all above the lowest intercepted (2); intercepted 2, 5 not all above 3: 6 of 36
-        ({"intercepting_fleet": [unit("British", "BC", 3), unit("British", "BB", 4)],
-          "intercepted_fleet": [unit("German", "CA", 2), unit("German", "BB", 5)]}, Fraction(6, 36)),
+        ({"defender": [unit("British", "BC", 3), unit("British", "BB", 4)],
+          "attacker": [unit("German", "CA", 2), unit("German", "BB", 5)]}, Fraction(6, 36)),
         # +1 a) intercepted at Air Level 5: 2d6 <= 2: (1,1) = 1 of 36
-        ({"intercepted_air_level": 5}, Fraction(1, 36)),
+        ({"attacker_air_level": 5}, Fraction(1, 36)),
         # intercepted at Air Level 4: no DRM (only 5 counts): 3 of 36
-        ({"intercepted_air_level": 4}, Fraction(3, 36)),
+        ({"attacker_air_level": 4}, Fraction(3, 36)),
         # +1 b) intercepted 3 above the lowest intercepting (2); intercepting 2, 4 not all above 3: 1 of 36
-        ({"intercepting_fleet": [unit("British", "BC", 2), unit("British", "BB", 4)],
-          "intercepted_fleet": [unit("German", "CA", 3)]}, Fraction(1, 36)),
+        ({"defender": [unit("British", "BC", 2), unit("British", "BB", 4)],
+          "attacker": [unit("German", "CA", 3)]}, Fraction(1, 36)),
         # +1 c) SS units only: 1 of 36
-        ({"intercepted_fleet": [unit("German", "SS", 2), unit("German", "SS", 2)]}, Fraction(1, 36)),
+        ({"attacker": [unit("German", "SS", 2), unit("German", "SS", 2)]}, Fraction(1, 36)),
         # SS mixed with a cruiser: not "SS units only": 3 of 36
-        ({"intercepted_fleet": [unit("German", "SS", 2), unit("German", "CA", 2)]}, Fraction(3, 36)),
+        ({"attacker": [unit("German", "SS", 2), unit("German", "CA", 2)]}, Fraction(3, 36)),
         # -1 a) and -1 b): net -2, 2d6 <= 5: 1+2+3+4 = 10 of 36
-        ({"intercepting_air_level": 4, "intercepting_fleet": [unit("British", "BC", 3)]}, Fraction(10, 36)),
+        ({"defender_air_level": 4, "defender": [unit("British", "BC", 3)]}, Fraction(10, 36)),
         # +1 a), +1 c): net +2, 2d6 <= 1: impossible
-        ({"intercepted_air_level": 5, "intercepted_fleet": [unit("German", "SS", 2)]}, Fraction(0)),
+        ({"attacker_air_level": 5, "attacker": [unit("German", "SS", 2)]}, Fraction(0)),
         # -1 a) and +1 c): net 0: 3 of 36
-        ({"intercepting_air_level": 5, "intercepted_fleet": [unit("German", "SS", 2)]}, Fraction(3, 36)),
+        ({"defender_air_level": 5, "attacker": [unit("German", "SS", 2)]}, Fraction(3, 36)),
     ],
 )
 def test_interception_odds_by_hand(gw, changes, expected):
@@ -354,9 +354,9 @@ def test_interception_missions_with_a_roll(gw, mission):
 def test_interception_scripted_dice_and_trace(gw):
     inputs = {
         "mission": "rebasing",
-        "intercepting_fleet": [unit("British", "BC", 3)],
-        "intercepted_fleet": [unit("German", "SS", 2)],
-        "intercepting_air_level": 4,
+        "defender": [unit("British", "BC", 3)],
+        "attacker": [unit("German", "SS", 2)],
+        "defender_air_level": 4,
     }
     # DRMs: -1 a) and -1 b) (3 > 2), +1 c) SS only: net -1; 2 + 2 = 4, modified 3: intercepted
     play = resolve(gw, "interception", inputs, dice=[2, 2])
@@ -376,7 +376,7 @@ def test_interception_scripted_dice_and_trace(gw):
 
 
 def test_interception_of_a_general_engagement_is_not_given_by_the_seed(gw):
-    inputs = {"mission": "general_engagement", "intercepting_fleet": BASE_INTERCEPTING, "intercepted_fleet": BASE_INTERCEPTED}
+    inputs = {"mission": "general_engagement", "defender": BASE_INTERCEPTING, "attacker": BASE_INTERCEPTED}
     with pytest.raises(RuleViolation, match="Interception occurs on a die roll of 3 or less for Coastal Bombardment"):
         resolve(gw, "interception", inputs, dice=[1, 1])
     with pytest.raises(RuleViolation, match="no interception roll"):
@@ -386,13 +386,13 @@ def test_interception_of_a_general_engagement_is_not_given_by_the_seed(gw):
 
 def test_interception_input_checks(gw):
     with pytest.raises(UsageError, match="at most 5"):
-        odds(gw, "interception", {"mission": "rebasing", "intercepting_fleet": BASE_INTERCEPTING,
-                                  "intercepted_fleet": BASE_INTERCEPTED, "intercepting_air_level": 6})
+        odds(gw, "interception", {"mission": "rebasing", "defender": BASE_INTERCEPTING,
+                                  "attacker": BASE_INTERCEPTED, "defender_air_level": 6})
     with pytest.raises(UsageError, match="must be one of"):
-        odds(gw, "interception", {"mission": "shipping", "intercepting_fleet": BASE_INTERCEPTING,
-                                  "intercepted_fleet": BASE_INTERCEPTED})
+        odds(gw, "interception", {"mission": "shipping", "defender": BASE_INTERCEPTING,
+                                  "attacker": BASE_INTERCEPTED})
     with pytest.raises(RuleViolation, match="at least one unit"):
-        odds(gw, "interception", {"mission": "rebasing", "intercepting_fleet": [], "intercepted_fleet": BASE_INTERCEPTED})
+        odds(gw, "interception", {"mission": "rebasing", "defender": [], "attacker": BASE_INTERCEPTED})
 
 
 # ---- naval contact -----------------------------------------------------------------
@@ -574,7 +574,8 @@ COMPLETE, RETURNS = "may_complete_mission", "returns_to_friendly_naval_base_adja
     ],
 )
 def test_refuse_combat(gw, refusing, other, moves_to, other_side, dominated):
-    play = resolve(gw, "refuse_combat", {"refusing_mission": refusing, "other_mission": other}, dice=[])
+    # the refusing side is the attacker here; its mission is `refusing`, the other side's `other`
+    play = resolve(gw, "refuse_combat", {"refusing": "attacker", "mission": refusing, "defender_mission": other}, dice=[])
     assert play.outcome.name == "combat_refused"
     assert play.outcome.fields_dict() == {
         "refusing_force_moves_to": moves_to, "other_side": other_side, "sea_area_dominated_by_remaining_side": dominated,
@@ -613,18 +614,18 @@ def squadrons(n: int, extra: list | None = None) -> list:
     ],
 )
 def test_bombardment(gw, fleet, die, fortification, city, expected):
-    play = resolve(gw, "bombardment", {"bombarding": fleet, "enemy_fortification": fortification, "city_in_hex": city}, dice=[die])
+    play = resolve(gw, "bombardment", {"attacker": fleet, "enemy_fortification": fortification, "city_in_hex": city}, dice=[die])
     fields = ("attacking_unit_eliminated", "fortress_eliminated", "city_devastated", "enemy_morale_change")
     assert play.outcome.name == "bombarded"
     assert tuple(play.outcome.get(f) for f in fields) == expected
 
 
 def test_bombardment_clamps_past_ten_squadrons(gw):
-    play = resolve(gw, "bombardment", {"bombarding": squadrons(12), "city_in_hex": True}, dice=[5])
+    play = resolve(gw, "bombardment", {"attacker": squadrons(12), "city_in_hex": True}, dice=[5])
     assert "column key 12 is off the table; clamped to column 10" in trace_text(play)
     assert lookups(play)[0]["column"] == "10"
     # column 10: _*, B, X, X, XX, XX: devastation on 5-6 (1/3), -1 morale on 3-4 (1/3)
-    distribution = odds(gw, "bombardment", {"bombarding": squadrons(15), "city_in_hex": True, "enemy_fortification": True})
+    distribution = odds(gw, "bombardment", {"attacker": squadrons(15), "city_in_hex": True, "enemy_fortification": True})
     assert distribution.probability("bombarded", city_devastated=True, enemy_morale_change=2) == Fraction(1, 3)
     assert distribution.probability("bombarded", enemy_morale_change=-1) == Fraction(1, 3)
     assert distribution.probability("bombarded", attacking_unit_eliminated=True) == SIXTH
@@ -633,7 +634,7 @@ def test_bombardment_clamps_past_ten_squadrons(gw):
 
 def test_bombardment_needs_a_squadron(gw):
     with pytest.raises(RuleViolation, match=r"Squadrons \(not factors!\) firing"):
-        resolve(gw, "bombardment", {"bombarding": [unit("British", "CA", 2, 9)]}, dice=[6])
+        resolve(gw, "bombardment", {"attacker": [unit("British", "CA", 2, 9)]}, dice=[6])
 
 
 # ---- commerce raiding ----------------------------------------------------------------
@@ -643,7 +644,8 @@ CONVOYS = [unit("British", "ESC", 2, 1), unit("British", "ESC", 3, 1)]  # contac
 
 
 def raid(gw, die, **inputs):
-    given = {"raiders": RAIDERS, "convoys": CONVOYS, **inputs}
+    inputs = {("attacker" if name == "raiders" else name): value for name, value in inputs.items()}
+    given = {"attacker": RAIDERS, "convoys": CONVOYS, **inputs}
     play = resolve(gw, "commerce_raiding", given, dice=[die])
     assert play.outcome.name == "raid"
     return play
@@ -664,7 +666,7 @@ def test_commerce_raiding_usw_doubles_the_points(gw):
     assert raid(gw, 5, unrestricted_submarine_warfare=True).outcome.get("merchant_ship_points") == 4  # 2 doubled
     assert raid(gw, 5).outcome.get("merchant_ship_points") == 2
     # column 3 under USW: 0, 0, 1, 1, 2, 2 doubled -> 0 on 1-2, 2 on 3-4, 4 on 5-6: each 1/3
-    distribution = odds(gw, "commerce_raiding", {"raiders": RAIDERS, "convoys": CONVOYS, "unrestricted_submarine_warfare": True})
+    distribution = odds(gw, "commerce_raiding", {"attacker": RAIDERS, "convoys": CONVOYS, "unrestricted_submarine_warfare": True})
     for points in (0, 2, 4):
         assert distribution.probability("raid", merchant_ship_points=points) == Fraction(1, 3)
 
@@ -686,7 +688,7 @@ def test_commerce_raiding_plus_d(gw):
 
 def test_commerce_raiding_flotilla_variant(gw, tmp_path):
     strict = load_ruleset(variant(tmp_path, "  constants:\n    flotilla_loss_needs_convoy_tactic: {value: true}\n"))
-    inputs = {"raiders": RAIDERS, "convoys": CONVOYS, "transport_flotilla_in_area": True}
+    inputs = {"attacker": RAIDERS, "convoys": CONVOYS, "transport_flotilla_in_area": True}
     assert not resolve(strict, "commerce_raiding", {**inputs, "convoy_tactic": False}, dice=[1]).outcome.get("transport_flotilla_eliminated")
     assert resolve(strict, "commerce_raiding", {**inputs, "convoy_tactic": True}, dice=[1]).outcome.get("transport_flotilla_eliminated")
 
@@ -873,6 +875,7 @@ def test_every_element_cites_a_rule(gw):
     assert set(gw.procedures) == {
         "interception", "naval_contact", "naval_combat", "refuse_combat", "bombardment",
         "commerce_raiding", "merchant_shipping", "mobilization_loss", "supply_attrition",
+        "absorb_losses", "fire_on_fleet", "engagement", "mission",
     }
 
 
@@ -888,9 +891,9 @@ def test_cli_check_test_and_show():
 def test_cli_run_with_trace():
     code, out, _ = cli(
         "run", "great_war", "interception", "--set", "mission=coastal_bombardment",
-        "--set", "intercepting_fleet=[{nation: British, type: BB, contact: 3, combat: 9}]",
-        "--set", "intercepted_fleet=[{nation: German, type: SS, contact: 2, combat: 2}]",
-        "--set", "intercepting_air_level=5", "--dice", "1,3", "--trace",
+        "--set", "defender=[{nation: British, type: BB, contact: 3, combat: 9}]",
+        "--set", "attacker=[{nation: German, type: SS, contact: 2, combat: 2}]",
+        "--set", "defender_air_level=5", "--dice", "1,3", "--trace",
     )
     # -1 a), -1 b) (3 > 2), +1 c): net -1; 1 + 3 = 4, modified 3
     assert code == 0
@@ -900,8 +903,8 @@ def test_cli_run_with_trace():
 def test_cli_refusal_of_a_general_engagement_interception():
     code, _, err = cli(
         "run", "great_war", "interception", "--set", "mission=general_engagement",
-        "--set", "intercepting_fleet=[{nation: British, type: BB, contact: 3, combat: 9}]",
-        "--set", "intercepted_fleet=[{nation: German, type: BB, contact: 2, combat: 9}]", "--dice", "1,1",
+        "--set", "defender=[{nation: British, type: BB, contact: 3, combat: 9}]",
+        "--set", "attacker=[{nation: German, type: BB, contact: 2, combat: 9}]", "--dice", "1,1",
     )
     assert code == 1 and "rule violated" in err and "Coastal Bombardment, Commerce Raiding, or Re-basing" in err
 
@@ -909,8 +912,8 @@ def test_cli_refusal_of_a_general_engagement_interception():
 def test_cli_odds_json_and_what_if():
     args = [
         "odds", "great_war", "interception", "--set", "mission=rebasing",
-        "--set", "intercepting_fleet=[{nation: British, type: BB, contact: 2, combat: 9}]",
-        "--set", "intercepted_fleet=[{nation: German, type: BB, contact: 2, combat: 9}]",
+        "--set", "defender=[{nation: British, type: BB, contact: 2, combat: 9}]",
+        "--set", "attacker=[{nation: German, type: BB, contact: 2, combat: 9}]",
     ]
     code, out, _ = cli(*args, "--json")
     assert code == 0
