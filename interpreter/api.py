@@ -22,14 +22,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from . import ir
-from .compiled_ruleset import CompiledRuleset
+from .compiled_ruleset import CompiledRuleset, input_plan
 from .dice import ScriptedDice, SeededDice, fresh_seed
 from .errors import Source, UsageError
 from .inputs import MAX_INT_BITS, CoercionError, coerce
 from .limits import Budget, Limits, breach
 from .ruleset import MISSING
 from .runtime import Run, fraction
-from .values import BoolType, IntType, OutcomeValue, StrType, to_plain
+from .values import OutcomeValue, to_plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluator import TraceEvent
@@ -72,7 +72,7 @@ def _checked_call(
     elif not isinstance(limits, Limits):
         raise _misuse(f"limits are a Limits(...), not {type(limits).__name__}")
     compiled = procedure_of(ruleset, procedure)
-    return compiled, prepare_inputs(compiled, inputs or {}, choices), limits
+    return compiled, prepare_inputs(compiled, inputs or {}, choices, ruleset.input_plan(procedure)), limits
 
 
 def _engine(engine: Any) -> str:
@@ -97,33 +97,33 @@ def procedure_of(ruleset: Ruleset, name: str) -> ir.CompiledProcedure:
     return compiled
 
 
-def prepare_inputs(procedure: ir.CompiledProcedure, given: Mapping[str, Any], choices: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Given values checked against the declared inputs, defaults filled in."""
+def prepare_inputs(procedure: ir.CompiledProcedure, given: Mapping[str, Any], choices: Mapping[str, str] | None = None, plan: tuple | None = None) -> dict[str, Any]:
+    """Given values checked against the declared inputs, defaults filled in.
+
+    ``plan`` is the ruleset's ``input_plan`` for the procedure (worked out once); without it, one is made here.
+    """
+    if plan is None:
+        plan = input_plan(procedure)
+    declared, rows = plan
     problems = []
-    specs = procedure.inputs
     if given:
-        declared = {spec.name for spec in specs}
         for name in given:
             if name not in declared:
-                known = ", ".join(spec.name for spec in specs) or "none"
+                known = ", ".join(row[0] for row in rows) or "none"
                 problems.append(f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})")
     inputs: dict[str, Any] = {}
-    for spec in specs:
-        value = given.get(spec.name, spec.default)
-        if value is MISSING:
-            problems.append(f"input '{spec.name}' is required ({spec.type.describe()}{': ' + spec.description if spec.description else ''})")
-            continue
-        expected = spec.type
-        kind = type(expected)
+    for name, kind, low, high, values, default, expected in rows:
+        value = given.get(name, default)
         # the plain cases accepted as coerce() accepts them; anything else (and every refusal) goes through it
-        if kind is IntType and type(value) is int and value.bit_length() <= MAX_INT_BITS \
-                and (expected.low is None or value >= expected.low) and (expected.high is None or value <= expected.high):
-            inputs[spec.name] = value
-        elif (kind is BoolType and type(value) is bool) or (kind is StrType and type(value) is str and (expected.values is None or value in expected.values)):
-            inputs[spec.name] = value
+        if kind == 1 and type(value) is int and value.bit_length() <= MAX_INT_BITS and (low is None or value >= low) and (high is None or value <= high):
+            inputs[name] = value
+        elif (kind == 2 and type(value) is bool) or (kind == 3 and type(value) is str and (values is None or value in values)):
+            inputs[name] = value
+        elif value is MISSING:
+            problems.append(f"input '{name}' is required ({expected.describe()}{': ' + procedure.input(name).description if procedure.input(name).description else ''})")
         else:
             try:
-                inputs[spec.name] = coerce(value, expected, f"input '{spec.name}'")
+                inputs[name] = coerce(value, expected, f"input '{name}'")
             except CoercionError as error:
                 problems.append(error.message)
     if procedure.choices:
@@ -292,7 +292,11 @@ def odds(
     if engine == "compiled":
         program = ruleset.program(procedure)
         weights, denom = program.exact(Run(ruleset, limits, budget, choices), program.inputs_tuple(prepared), 0)
-        ordered, total = program.ordered(weights)
+        if fraction is not Fraction:
+            outcomes, total = program.distribution(weights, denom)
+        else:  # pragma: no cover - a Python whose Fraction cannot be made field by field
+            ordered, total = program.ordered(weights)
+            outcomes = tuple([(outcome, fraction(weight, denom)) for outcome, weight in ordered])
     else:
         from .evaluator import Executor
 
@@ -301,7 +305,7 @@ def odds(
         result = executor.run_procedure(compiled, prepared)
         weights, denom = result.weights, result.denom
         ordered, total = most_likely_first(weights), sum(weights.values())
-    outcomes = tuple([(outcome, fraction(weight, denom)) for outcome, weight in ordered])
+        outcomes = tuple([(outcome, fraction(weight, denom)) for outcome, weight in ordered])
     # Every path ends in an outcome (checked at load), so the mass missing from
     # the outcomes is exactly what `while` bounds dropped.
     truncated = ZERO if total == denom else (1 - Fraction(total, denom) if weights else Fraction(1))

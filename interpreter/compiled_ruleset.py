@@ -26,13 +26,15 @@ from .ruleset import Ruleset
 class CompiledRuleset:
     """A ruleset ready to run: ``model``, ``compiled`` (checked procedures) and their generated code."""
 
-    __slots__ = ("model", "compiled", "_code", "_illustrative", "_lock")
+    __slots__ = ("model", "compiled", "name", "_code", "_illustrative", "_plans", "_lock")
 
     def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure]):
         object.__setattr__(self, "model", model)
+        object.__setattr__(self, "name", model.name)
         object.__setattr__(self, "compiled", MappingProxyType(dict(compiled)))
         object.__setattr__(self, "_code", {})
         object.__setattr__(self, "_illustrative", {})
+        object.__setattr__(self, "_plans", {})
         object.__setattr__(self, "_lock", threading.Lock())
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -68,6 +70,17 @@ class CompiledRuleset:
             found = self._illustrative[name] = illustrative_tables(self, name)
         return found
 
+    def input_plan(self, name: str) -> tuple:
+        """How procedure ``name``'s inputs are checked, worked out once: (declared names, one row per input).
+
+        Each row is (name, kind, low, high, values, default, type): kind is 1 for
+        an int, 2 for a bool, 3 for a str, 0 for anything coerce() must look at.
+        """
+        plan = self._plans.get(name)
+        if plan is None:
+            plan = self._plans[name] = input_plan(self.compiled[name])
+        return plan
+
     def compile_all(self) -> None:
         """Compile every procedure now (tests; a server that wants no first-call delay)."""
         for name in self.compiled:
@@ -75,7 +88,6 @@ class CompiledRuleset:
 
     # ---- the model, read through ---------------------------------------------------
 
-    name = property(lambda self: self.model.name)
     title = property(lambda self: self.model.title)
     source = property(lambda self: self.model.source)
     version = property(lambda self: self.model.version)
@@ -92,6 +104,17 @@ class CompiledRuleset:
 
     def __repr__(self) -> str:
         return f"CompiledRuleset({self.model.name!r}, {len(self.compiled)} procedures)"
+
+
+def input_plan(procedure: ir.CheckedProcedure) -> tuple:
+    """(declared input names, one row per input): see CompiledRuleset.input_plan."""
+    from .values import BoolType, IntType, StrType
+
+    rows = []
+    for spec in procedure.inputs:
+        kind = {IntType: 1, BoolType: 2, StrType: 3}.get(type(spec.type), 0)
+        rows.append((spec.name, kind, getattr(spec.type, "low", None), getattr(spec.type, "high", None), getattr(spec.type, "values", None), spec.default, spec.type))
+    return frozenset(row[0] for row in rows), tuple(rows)
 
 
 def compile_model(model: Ruleset, diagnostics: DiagnosticList | None = None) -> CompiledRuleset:

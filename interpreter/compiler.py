@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import builtins as _python_builtins
 import math
+from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from . import ir
@@ -77,6 +78,7 @@ MAX_INDENT = 60  # indentation levels (Python allows 100)
 MAX_EXPRESSION_DEPTH = 20  # procedure-language expression levels before a helper function
 
 _UNSET = object()  # a value hoisted out of Monte Carlo trials, not computed yet
+_new_object = object.__new__
 _ORDER = __import__("operator").itemgetter(0, 1, 2)
 
 # The only built-ins generated code may use.
@@ -125,6 +127,29 @@ class ProcedureCode:
         """Keys to outcomes (equal outcomes have equal keys: see the outcome numbers)."""
         convert = self.outcome
         return {convert(key): weight for key, weight in weights.items()}
+
+    def distribution(self, weights: dict, denom: int) -> tuple[tuple, int]:
+        """((outcome, probability), ...), most likely first, then by name, then by fields as written; and the total weight."""
+        cache = self._outcomes
+        rows = []
+        total = 0
+        for key, weight in weights.items():
+            if weight:
+                entry = cache.get(key) or self._entry(key)
+                rows.append((-weight, entry[1], entry[2], entry[0]))
+                total += weight
+        if len(rows) > 1:
+            rows.sort(key=_ORDER)
+        gcd, new = math.gcd, _new_object
+        outcomes = []
+        for row in rows:
+            weight = -row[0]
+            divisor = gcd(weight, denom)
+            probability = new(Fraction)
+            probability._numerator = weight // divisor
+            probability._denominator = denom // divisor
+            outcomes.append((row[3], probability))
+        return tuple(outcomes), total
 
     def ordered(self, weights: dict) -> tuple[list, int]:
         """[(outcome, weight)], most likely first, then by name, then by fields as written; and the total weight."""
@@ -183,7 +208,7 @@ class _Module:
         for name, value in (
             ("Acc", Acc), ("lcm", math.lcm), ("UNSET", _UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
             ("IDX", index), ("CNT", counted), ("RNG", make_range), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
-            ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple),
+            ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple), ("ONE", (1,)),
         ):
             self.values[name] = value
 
@@ -854,6 +879,12 @@ class _ProcedureCompiler:
         name = f"e{self.number}_{self.module.name('')}"
         f = _Function(self.module, name, "rt, I, depth")
         f.line(f"if depth > rt.limits.max_call_depth: TOODEEP(rt, {self.module.ref(self.procedure.body.pos, 'p')})")
+        steps = self._steps(self.procedure.body.statements)
+        if len(steps) == 1 and steps[0][0] == "segment":
+            # one pass from the single starting state to the outcomes: no distribution to carry
+            self._exact_segment(f, steps[0][1], (), (), None, None, None, self.procedure.body.pos, entry=True)
+            self.module.add(f.finish())
+            return name
         f.line("FIN = Acc()")
         f.line("X = None")
         f.line("D = {(): 1}")
@@ -926,7 +957,7 @@ class _ProcedureCompiler:
                 has_roll = False
         return steps
 
-    def _exact_segment(self, f: _Function, statements: list, entry: tuple, exit_layout: tuple, loop, prologue, epilogue, fallback_pos, exits: str = "X", known_states: bool = False) -> None:
+    def _exact_segment(self, f: _Function, statements: list, layout: tuple, exit_layout: tuple, loop, prologue, epilogue, fallback_pos, exits: str = "X", known_states: bool = False, entry: bool = False) -> None:
         m = self.module
         roll = next((s for s in statements if type(s) is ir.Roll), None)
         total = 1
@@ -939,17 +970,21 @@ class _ProcedureCompiler:
         # the faces a roll spreads are counted as they spread, after the check on the number of states
         cost = len(statements) + (1 if prologue is not None else 0)
         first_pos = statements[0].pos if statements else (prologue["pos"] if prologue is not None else fallback_pos)
-        if not known_states:
-            f.line("if D:")
-            f.indent += 1
-        f.line(f"{self.budget(f)}.charge(len(D) * {max(cost, 1)} * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {m.ref(first_pos, 'p')})")
-        f.line("N = {}")
+        if entry:
+            # the whole procedure in one pass from its single starting state (weight 1 of 1)
+            f.line("for w in ONE:")  # a loop of one round: an outcome ends its path with `continue`
+        else:
+            if not known_states:
+                f.line("if D:")
+                f.indent += 1
+            f.line(f"{self.budget(f)}.charge(len(D) * {max(cost, 1)} * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {m.ref(first_pos, 'p')})")
+            f.line("N = {}")
+            f.line("for st, w in D.items():")
         uses = _SegmentTargets()
-        body_start = len(f.lines)
-        f.line("for st, w in D.items():")
+        body_start = len(f.lines) - 1
         f.indent += 1
-        unpack = _unpack(entry, "st")
-        if unpack:
+        unpack = _unpack(layout, "st")
+        if unpack and not entry:
             f.line(unpack)
         weight = "w" if total == 1 else f"w * {total}"
         expressions = _Expressions(self, f)
@@ -960,15 +995,21 @@ class _ProcedureCompiler:
         if not ended:
             self._exact_fallthrough(f, state)
         f.indent -= 1
-        if uses.finished:
+        if uses.finished or entry:
             f.lines.insert(body_start, "    " * f.indent + "f = {}")
         if uses.exits:
             f.lines.insert(body_start, "    " * f.indent + "x = {}")
         if uses.counted:
             f.lines.insert(body_start, "    " * f.indent + "n = 0")
             f.need("MS", "rt.max_states")
-            f.line(f"if n: {self.budget(f)}.charge(n, {m.ref(roll.pos, 'p')})")
         out_denom = "d" if total == 1 else f"d * {total}"
+        if entry:
+            charge = f"{max(cost, 1) * (STATEMENT_WORK + 0)}" + (" + n" if uses.counted else "")
+            f.line(f"{self.budget(f)}.charge({charge}, {m.ref(first_pos, 'p')})")
+            f.line(f"return f, {total}")
+            return
+        if uses.counted:
+            f.line(f"if n: {self.budget(f)}.charge(n, {m.ref(roll.pos, 'p')})")
         if uses.finished:
             f.line(f"if f: FIN.absorb(f, {out_denom})")
         if uses.exits:
@@ -1332,6 +1373,17 @@ class _ProcedureCompiler:
         f.line("STEP = max(trials // 100, 1) if progress is not None else trials")
         f.line("done = 0")
         trial_charges = any(self._charges(s) for s in rest)
+        if not inline:
+            # one trial is a function (its outcome returns from any loop), defined here once a run, so that
+            # what it reads from the run (limits, inputs) is worked out once, not once a trial
+            trial = m.name("z")
+            g = _Function(m, trial, ", ".join(f"v{s}" for s in carried))
+            g.line("w = 0")
+            _PlayWriter(self, g, roll="r", mode="play").block(rest, loops=0)
+            for need, source in g.needs.items():
+                f.need(need, source)
+            f.line(f"def {trial}({g.params}):")
+            f.lines.extend("    " + line for line in g.lines)
         f.line("while done < trials:")
         f.line("    if progress is not None and done % STEP == 0: progress(done, trials)")
         f.line(f"    B.check_clock({body_pos})")
@@ -1340,7 +1392,7 @@ class _ProcedureCompiler:
         f.line("    for _ in range(n):")
         f.indent += 2
         if trial_charges:
-            f.line("B.start_play()")
+            f.line("B.play_start = B.work")  # each play has the whole work budget (Budget.start_play)
         if inline:
             hoist: dict = {}
             for slot in restore:
@@ -1349,13 +1401,8 @@ class _ProcedureCompiler:
             for hoisted in hoist.values():
                 f.needs[hoisted] = "UNSET"
         else:
-            trial = m.name("z")
-            g = _Function(m, trial, ", ".join(["rt", "I", "r", "R", "depth"] + [f"v{s}" for s in carried]))
-            g.line("w = 0")
-            _PlayWriter(self, g, roll="r", mode="play").block(rest, loops=0)
-            m.add(g.finish())
-            arguments = "".join(f", sv{s}" if s in changed else f", v{s}" for s in carried)
-            f.line(f"k = {trial}(rt, I, r, R, 0{arguments})")
+            arguments = ", ".join(f"sv{s}" if s in changed else f"v{s}" for s in carried)
+            f.line(f"k = {trial}({arguments})")
             f.line("C[k] = C.get(k, 0) + 1")
         f.indent -= 2
         m.add(f.finish())
@@ -1509,9 +1556,8 @@ class _PlayWriter:
         static = type(s.count) is ir.Const and type(s.sides) is ir.Const and type(s.count.value) is int and type(s.sides.value) is int
         if static and 0 <= s.count.value <= 4 and s.sides.value >= 1:
             count, sides = s.count.value, s.sides.value
-            maxd = f.need("MAXD", "rt.limits.max_dice_per_roll")
-            maxf = f.need("MAXF", "rt.limits.max_faces")
-            f.line(f"if {count} > {maxd} or {sides} > {maxf}: rt.check_dice({count}, {sides}, {pos}, False)")
+            fits = f.need(f"POK{count}_{sides}", f"{count} <= rt.limits.max_dice_per_roll and {sides} <= rt.limits.max_faces")
+            f.line(f"if not {fits}: rt.check_dice({count}, {sides}, {pos}, False)")
             if count == 0:
                 f.line(f"{target} = 0")
             elif self.roll == "r":
@@ -1537,7 +1583,9 @@ class _PlayWriter:
             low, high = f.temp("lo"), f.temp("hi")
             f.line(f"{low} = {e(s.iterable.low)}")
             f.line(f"{high} = {e(s.iterable.high)}")
-            f.line(f"RSIZE(rt, {low}, {high}, {m.ref(s.iterable.pos, 'p')})")
+            items = f.need("MAXI", "rt.limits.max_value_items")
+            f.line(f"if {high} - {low} >= {items}: RSIZE(rt, {low}, {high}, {m.ref(s.iterable.pos, 'p')})")  # refused: too long
+            f.line(f"if {high} >= {low}: w += {high} - {low} + 1")  # the range's items, as the evaluator counts them
             f.line(f"for v{s.var_slot} in range({low}, {high} + 1):")
         else:
             sequence = f.temp("q")

@@ -108,7 +108,7 @@ def breach(pos, limit: str, message: str) -> LimitExceeded:
 class Budget:
     """One run's spending against :class:`Limits`: work, states, time, value sizes."""
 
-    __slots__ = ("limits", "work", "deadline", "_play_start", "_next_clock_check", "_max_work", "_charges")
+    __slots__ = ("limits", "work", "deadline", "play_start", "_next_clock_check", "_max_work", "_charges")
 
     # Look at the clock every CLOCK_EVERY units of work, or every CLOCK_CALLS charges
     # (a unit of work is not always cheap: it may hash a long list).
@@ -118,7 +118,7 @@ class Budget:
     def __init__(self, limits: Limits):
         self.limits = limits
         self.work = 0  # never reset: the clock is read every CLOCK_EVERY units
-        self._play_start = 0  # work spent before the current play (Monte Carlo plays each get the budget)
+        self.play_start = 0  # work spent before the current play (each Monte Carlo play gets the budget; compiled trials set it)
         self.deadline = time.monotonic() + limits.timeout if limits.timeout is not None else None
         self._max_work = limits.max_work
         self._next_clock_check = self.CLOCK_EVERY
@@ -126,12 +126,12 @@ class Budget:
 
     def start_play(self) -> None:
         """A new play of a Monte Carlo run: the work budget starts afresh, the clock runs on."""
-        self._play_start = self.work
+        self.play_start = self.work
 
     def charge(self, units: int, pos) -> None:
         """Spend ``units`` of work at ``pos``; raise when a budget is spent."""
         self.work += units
-        if self._max_work is not None and self.work - self._play_start > self._max_work:
+        if self._max_work is not None and self.work - self.play_start > self._max_work:
             raise breach(pos, "max_work", f"this procedure needs more than {self._max_work:,} units of work")
         self._charges += 1
         if self.work >= self._next_clock_check or self._charges >= self.CLOCK_CALLS:

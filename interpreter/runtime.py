@@ -218,7 +218,8 @@ def divide(pos, left: int, op: str, right: int) -> int:
 
 def field(subject: Any, name: str, pos) -> Any:
     if type(subject) is Record:
-        value = subject.lookup(name)
+        fields = subject._fields
+        value = fields.get(name, _MISSING_FIELD) if fields is not None else subject.lookup(name)
         if value is not _MISSING_FIELD:
             return value
     elif isinstance(subject, OutcomeValue):
