@@ -77,7 +77,7 @@ def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict,
     data = example.data
     dice = data.get("dice")
     try:
-        play = resolve(ruleset, example.procedure, inputs, dice=dice if dice is not None else (), choices=choices, limits=limits)
+        play = resolve(ruleset, example.procedure, inputs, dice=dice if dice is not None else (), choices=choices, limits=limits, trace=False)
     except RuleViolation as violation:
         message = violation.diagnostics[0].message
         if "violation" in data:
