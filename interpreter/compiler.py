@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import builtins as _python_builtins
 import math
+import threading
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
@@ -86,19 +87,52 @@ _ALLOWED_BUILTINS = ("len", "int", "min", "max", "abs", "all", "any", "tuple", "
 
 
 class ProcedureCode:
-    """The generated functions of one procedure, and how to call them."""
+    """The generated functions of one procedure, and how to call them.
 
-    __slots__ = ("procedure", "input_names", "sites", "exact", "play", "sample", "source", "_outcomes")
+    Each of the three functions (``exact``, ``play``, ``sample``) is written
+    and compiled the first time it is asked for, and kept: ``odds`` compiles
+    only the exact-odds code, a rule test only the play.
+    """
 
-    def __init__(self, procedure: ir.CheckedProcedure, input_names: tuple[str, ...], sites: tuple):
+    __slots__ = ("procedure", "input_names", "sites", "_compiler", "_functions", "_lock", "_outcomes")
+
+    def __init__(self, procedure: ir.CheckedProcedure, input_names: tuple[str, ...], sites: tuple, compiler: "_ProcedureCompiler"):
         self.procedure = procedure
         self.input_names = input_names  # the order of the inputs tuple: inputs, then choices
-        self.sites = sites  # per outcome statement: (name, field names)
-        self.exact: Callable = None  # type: ignore[assignment]
-        self.play: Callable = None  # type: ignore[assignment]
-        self.sample: Callable = None  # type: ignore[assignment]
-        self.source = ""  # the generated Python, for reading and for tests
+        self.sites = sites  # per outcome name and field names: (name, field names)
+        self._compiler = compiler
+        self._functions: dict[str, Callable] = {}
+        self._lock = threading.Lock()
         self._outcomes: dict = {}
+
+    def _function(self, mode: str) -> Callable:
+        with self._lock:
+            function = self._functions.get(mode)
+            if function is None:
+                function = self._functions[mode] = self._compiler.build(mode)
+        return function
+
+    @property
+    def exact(self) -> Callable:
+        """(rt, inputs tuple, depth) -> (weights by outcome key, denominator)."""
+        return self._functions.get("exact") or self._function("exact")
+
+    @property
+    def play(self) -> Callable:
+        """(rt, inputs tuple, roll, depth) -> outcome key; roll(sides) gives one die."""
+        return self._functions.get("play") or self._function("play")
+
+    @property
+    def sample(self) -> Callable:
+        """(rt, inputs tuple, trials, random, counts, progress): adds each trial's outcome key to counts."""
+        return self._functions.get("sample") or self._function("sample")
+
+    @property
+    def source(self) -> str:
+        """The generated Python of all three functions (written now if not yet), for reading and for tests."""
+        for mode in ("exact", "play", "sample"):
+            self._function(mode)
+        return self._compiler.module.source()
 
     def inputs_tuple(self, inputs: Mapping[str, Any]) -> tuple:
         return tuple([inputs[name] for name in self.input_names])
@@ -174,22 +208,12 @@ class ProcedureCode:
 
 
 def compile_procedure(procedure: ir.CheckedProcedure) -> ProcedureCode:
-    """Generate, compile and load the code of one checked procedure.
+    """Analyse one checked procedure; its functions are generated and compiled when first used.
 
     Procedures it resolves are reached at run time by name, through the
     running :class:`~runtime.Run`, so each procedure compiles on its own.
     """
-    module = _Module()
-    code = _ProcedureCompiler(module, procedure, 0).compile()
-    source = module.source()
-    namespace = module.namespace()
-    exec(compile(source, f"<wartable: procedure {procedure.name}>", "exec"), namespace)  # our own source: see the module docstring
-    for target, names in module.bindings:
-        target.exact = namespace[names[0]]
-        target.play = namespace[names[1]]
-        target.sample = namespace[names[2]]
-    code.source = source
-    return code
+    return _ProcedureCompiler(_Module(), procedure, 0).code
 
 
 # ---- the generated module ---------------------------------------------------------------
@@ -204,7 +228,8 @@ class _Module:
         self._by_id: dict[int, str] = {}
         self._keep: list = []  # keeps referenced objects alive while ids are used as keys
         self.counter = 0
-        self.bindings: list[tuple[ProcedureCode, tuple[str, str, str]]] = []
+        self.written: list[str] = []  # the source compiled so far
+        self.space: dict | None = None  # the namespace the generated functions run in
         for name, value in (
             ("Acc", Acc), ("lcm", math.lcm), ("UNSET", _UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
             ("IDX", index), ("CNT", counted), ("RNG", make_range), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
@@ -231,11 +256,19 @@ class _Module:
         self.functions.append(lines)
 
     def source(self) -> str:
-        return "\n".join(line for function in self.functions for line in function) + "\n"
+        return "".join(self.written)
 
-    def namespace(self) -> dict:
-        allowed = {name: getattr(_python_builtins, name) for name in _ALLOWED_BUILTINS}
-        return {"__builtins__": allowed, **self.values}
+    def load(self, label: str) -> dict:
+        """Compile the functions written since the last load into the namespace (made on first use); the namespace."""
+        text = "\n".join(line for function in self.functions for line in function) + "\n"
+        self.functions = []
+        self.written.append(text)
+        if self.space is None:
+            allowed = {name: getattr(_python_builtins, name) for name in _ALLOWED_BUILTINS}
+            self.space = {"__builtins__": allowed}
+        self.space.update(self.values)
+        exec(compile(text, label, "exec"), self.space)  # our own generated source: see the module docstring
+        return self.space
 
 
 def literal(value: Any) -> str | None:
@@ -828,15 +861,13 @@ class _ProcedureCompiler:
         self.input_index = {name: i for i, name in enumerate(self.input_names)}
         self.sites: list[tuple[str, tuple[str, ...]]] = []
         self.site_of: dict[int, int] = {}
+        self._number_sites(procedure.body)
+        self.code = ProcedureCode(procedure, self.input_names, tuple(self.sites), self)
 
-    def compile(self) -> ProcedureCode:
-        self._number_sites(self.procedure.body)
-        code = ProcedureCode(self.procedure, self.input_names, tuple(self.sites))
-        exact = self._exact_entry()
-        play = self._play_entry()
-        sample = self._sample_entry()
-        self.module.bindings.append((code, (exact, play, sample)))
-        return code
+    def build(self, mode: str) -> Callable:
+        """Write one of the procedure's functions ("exact", "play", "sample"), compile it, give it."""
+        entry = {"exact": self._exact_entry, "play": self._play_entry, "sample": self._sample_entry}[mode]()
+        return self.module.load(f"<wartable: procedure {self.procedure.name}, {mode}>")[entry]
 
     def _number_sites(self, block: ir.Block) -> None:
         stack: list = [block]
