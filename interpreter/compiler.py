@@ -468,12 +468,16 @@ def _layout(slots) -> tuple[int, ...]:
 
 
 def _key(layout: tuple[int, ...], replace: Mapping[int, str] | None = None) -> str:
-    """Source for a state tuple of ``layout`` (a slot may be replaced by an expression)."""
+    """Source for a state of ``layout`` (a slot may be replaced by an expression).
+
+    A state is the tuple of its variables; a state of one variable is the
+    variable's value itself (one tuple fewer to make and to hash); no variable is ().
+    """
     parts = [(replace or {}).get(slot, f"v{slot}") for slot in layout]
     if not parts:
         return "()"
     if len(parts) == 1:
-        return f"({parts[0]},)"
+        return parts[0]
     return "(" + ", ".join(parts) + ")"
 
 
@@ -481,7 +485,7 @@ def _unpack(layout: tuple[int, ...], source: str) -> str | None:
     if not layout:
         return None
     if len(layout) == 1:
-        return f"v{layout[0]}, = {source}"
+        return f"v{layout[0]} = {source}"
     return ", ".join(f"v{slot}" for slot in layout) + f" = {source}"
 
 
@@ -997,8 +1001,7 @@ class _ProcedureCompiler:
             count, sides = roll.count.value, roll.sides.value
             faces = tuple(dice_distribution(count, sides).items())
             total = sides**count
-        # a statement's work per state, as the evaluator counts it (a loop round's bookkeeping is one more);
-        # the faces a roll spreads are counted as they spread, after the check on the number of states
+        # a statement's work per state, as the evaluator counts it (a loop round's bookkeeping is one more)
         cost = len(statements) + (1 if prologue is not None else 0)
         first_pos = statements[0].pos if statements else (prologue["pos"] if prologue is not None else fallback_pos)
         if entry:
@@ -1008,7 +1011,9 @@ class _ProcedureCompiler:
             if not known_states:
                 f.line("if D:")
                 f.indent += 1
-            f.line(f"{self.budget(f)}.charge(len(D) * {max(cost, 1)} * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {m.ref(first_pos, 'p')})")
+            # the pass's statements for every state, and the faces each state spreads (at most)
+            faces_work = f" + {len(faces)}" if roll is not None else ""
+            f.line(f"{self.budget(f)}.charge(len(D) * ({max(cost, 1)} * ({STATEMENT_WORK} + (d.bit_length() >> 10)){faces_work}), {m.ref(first_pos, 'p')})")
             f.line("N = {}")
             f.line("for st, w in D.items():")
         uses = _SegmentTargets()
@@ -1039,8 +1044,6 @@ class _ProcedureCompiler:
             f.line(f"{self.budget(f)}.charge({charge}, {m.ref(first_pos, 'p')})")
             f.line(f"return f, {total}")
             return
-        if uses.counted:
-            f.line(f"if n: {self.budget(f)}.charge(n, {m.ref(roll.pos, 'p')})")
         if uses.finished:
             f.line(f"if f: FIN.absorb(f, {out_denom})")
         if uses.exits:
@@ -1217,12 +1220,16 @@ class _ProcedureCompiler:
         seq, idx, var = statement.sequence_slot, statement.index_slot, statement.var_slot
         body_steps = self._steps(statement.body.statements)
         fused = len(body_steps) == 1 and body_steps[0][0] == "segment"
-        # a list that reads no variable is the same for every state: made once, kept out of the states
+        # A list that reads no variable is the same for every state: made once, kept out of the states.
         static = fused and not _locals_in(statement.iterable)
-        head = _layout(self.facts.head[id(statement)] - ({seq} if static else set()))
+        # When the loop runs in this function, every state still looping has run the same number of
+        # rounds: the position is the round, a local, not part of the states.
+        hidden = ({seq} if static else set()) | ({idx} if fused else set())
+        head = _layout(self.facts.head[id(statement)] - hidden)
         pos = self.pos(statement)
         iterable_pos = m.ref(statement.iterable.pos, "p")
         var_live = var in self.facts.block_in[id(statement.body)]
+        position = "i" if fused else f"v{idx}"
         f.line("if D:")
         f.indent += 1
         f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {pos})")
@@ -1250,28 +1257,49 @@ class _ProcedureCompiler:
         exits = "EX"
 
         def head_check(compiler, g: _Function, exprs: _Expressions, state) -> None:
-            state.targets.exits = True
             if static:
-                g.line(f"if v{idx} >= nq:")
-            else:
-                seqs = g.need("SEQS", "rt.sequences")
-                g.line(f"q = {seqs}[v{seq}]")
-                g.line(f"if v{idx} >= len(q):")
+                if var_live:
+                    g.line(f"v{var} = qv")
+                return
+            state.targets.exits = True
+            seqs = g.need("SEQS", "rt.sequences")
+            g.line(f"q = {seqs}[v{seq}]")
+            g.line(f"if {position} >= len(q):")
             g.line(f"    k = {_key(exit_layout)}")
             g.line(f"    x[k] = x.get(k, 0) + {state.weight}")
             g.line("    continue")
             if var_live:
-                g.line(f"v{var} = q[v{idx}]")
+                g.line(f"v{var} = q[{position}]")
 
         prologue = {"layout": head, "emit": head_check, "pos": statement.pos}
-        epilogue = {"layout": head, "replace": {idx: f"v{idx} + 1"}}
+        epilogue = {"layout": head, "replace": {} if fused else {idx: f"v{idx} + 1"}}
         f.line(f"{exits} = Acc()")
         if fused:
             # the whole loop in this function: each round one pass from the loop's head back to it
             f.line("D = H")
+            f.line("i = 0")
             f.line("while D:")
             f.indent += 1
+            if static:
+                f.line("if i >= nq:")  # the list is done: every state leaves the loop
+                f.indent += 1
+                if head == exit_layout:
+                    f.line(f"{exits}.absorb(D, d)")
+                else:
+                    f.line("L = {}")
+                    f.line("for st, w in D.items():")
+                    unpack = _unpack(head, "st")
+                    if unpack:
+                        f.line(f"    {unpack}")
+                    f.line(f"    k = {_key(exit_layout)}")
+                    f.line("    L[k] = L.get(k, 0) + w")
+                    f.line(f"{exits}.absorb(L, d)")
+                f.line("break")
+                f.indent -= 1
+                if var_live:
+                    f.line("qv = q[i]")
             self._exact_segment(f, body_steps[0][1], head, head, loop_info, prologue, epilogue, statement.body.pos, exits=exits, known_states=True)
+            f.line("i += 1")
             f.indent -= 1
         else:
             body = self._exact_block(statement.body, head, loop_info, prologue, epilogue)
