@@ -170,10 +170,10 @@ class ProcedureCode:
         for key, weight in weights.items():
             if weight:
                 entry = cache.get(key) or self._entry(key)
-                rows.append((-weight, entry[1], entry[2], entry[0]))
+                # compared as tuples: the position (unique) keeps two outcomes from ever being compared
+                rows.append((-weight, entry[1], entry[2], len(rows), entry[0]))
                 total += weight
-        if len(rows) > 1:
-            rows.sort(key=_ORDER)
+        rows.sort()
         gcd, new = math.gcd, _new_object
         outcomes = []
         for row in rows:
@@ -182,7 +182,7 @@ class ProcedureCode:
             probability = new(Fraction)
             probability._numerator = weight // divisor
             probability._denominator = denom // divisor
-            outcomes.append((row[3], probability))
+            outcomes.append((row[4], probability))
         return tuple(outcomes), total
 
     def ordered(self, weights: dict) -> tuple[list, int]:
