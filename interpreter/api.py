@@ -75,6 +75,38 @@ def _checked_call(
     return compiled, prepare_inputs(compiled, inputs or {}, choices, ruleset.input_plan(procedure)), limits
 
 
+def _plain_call(ruleset: CompiledRuleset, procedure: Any, given: Any):
+    """(inputs, their values in order, program) when every input is a plain int, bool or str that
+    prepare_inputs would accept as it is, and the procedure has no choices; None otherwise."""
+    if type(procedure) is not str:
+        return None
+    checked = ruleset.compiled.get(procedure)
+    if checked is None or checked.choices or not (given is None or type(given) is dict):
+        return None
+    declared, rows = ruleset.input_plan(procedure)
+    if given:
+        for name in given:
+            if name not in declared:
+                return None
+    else:
+        given = {}
+    prepared = {}
+    values = []
+    for name, kind, low, high, allowed, default, _ in rows:
+        value = given.get(name, default)
+        if kind == 1:
+            if type(value) is not int or value.bit_length() > MAX_INT_BITS or (low is not None and value < low) or (high is not None and value > high):
+                return None
+        elif kind == 2:
+            if type(value) is not bool:
+                return None
+        elif kind != 3 or type(value) is not str or (allowed is not None and value not in allowed):
+            return None
+        prepared[name] = value
+        values.append(value)
+    return prepared, tuple(values), ruleset.program(procedure)
+
+
 def _engine(engine: Any) -> str:
     if engine not in ENGINES:
         raise _misuse(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
@@ -288,6 +320,15 @@ def odds(
 
     ``budget`` lets several calls share one budget (one command's timeout).
     """
+    if engine == "compiled" and choices is None and limits is None and budget is None and type(ruleset) is CompiledRuleset:
+        fast = _plain_call(ruleset, procedure, inputs)
+        if fast is not None:  # the common call, checked in one pass; anything else takes the general path
+            prepared, values, program = fast
+            weights, denom = program.exact(Run(ruleset, DEFAULT_LIMITS, None, None), values, 0)
+            outcomes, total = program.distribution(weights, denom)
+            truncated = ZERO if total == denom else (1 - Fraction(total, denom) if weights else Fraction(1))
+            return _made(Distribution, ruleset=ruleset.name, procedure=procedure, inputs=prepared, outcomes=outcomes,
+                         truncated=truncated, illustrative_tables=ruleset.illustrative_tables(procedure))
     compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
     if engine == "compiled":
         program = ruleset.program(procedure)
@@ -479,15 +520,25 @@ def monte_carlo(
     Each play has the whole work budget to itself; the timeout holds for the whole run.
     Both engines draw the same dice from the same seed, so they count the same outcomes.
     """
-    compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
-    _whole_number(trials, "trials", low=1)
+    fast = None
+    if engine == "compiled" and choices is None and limits is None and type(ruleset) is CompiledRuleset:
+        fast = _plain_call(ruleset, procedure, inputs)  # the common call, checked in one pass
+    if fast is not None:
+        prepared, values, program = fast
+        limits = DEFAULT_LIMITS
+    else:
+        compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
+    if type(trials) is not int or trials < 1 or trials.bit_length() > 64:
+        _whole_number(trials, "trials", low=1)
     if trials > limits.max_trials:
         raise breach(None, "max_trials", f"{trials:,} trials is more than {limits.max_trials:,}")
     seed = fresh_seed(SEED_BITS) if seed is None else _whole_number(seed, "the seed", low=0)
     if _engine(engine) == "compiled":
-        program = ruleset.program(procedure)
+        if fast is None:
+            program = ruleset.program(procedure)
+            values = program.inputs_tuple(prepared)
         keyed: dict = {}
-        program.sample(Run(ruleset, limits, None, choices), program.inputs_tuple(prepared), trials, random.Random(seed).random, keyed, progress)
+        program.sample(Run(ruleset, limits, None, choices), values, trials, random.Random(seed).random, keyed, progress)
         return _made(Sample, ruleset=ruleset.name, procedure=procedure, inputs=prepared, seed=seed, trials=trials,
                      counts=tuple(program.ordered(keyed)[0]), illustrative_tables=ruleset.illustrative_tables(procedure))
     from .evaluator import Executor

@@ -1638,6 +1638,10 @@ class _PlayWriter:
         f, m, e = self.f, self.c.module, self.expressions
         pos = self.c.pos(s)
         cost = max(1, len(s.body.statements))
+        var = f"v{s.var_slot}"
+        # over a range whose variable the body leaves alone, the rounds run are counted after the loop
+        # from where the variable stopped (a range holds at most max_value_items numbers)
+        counted_after = type(s.iterable) is ir.Range and not any(s.var_slot in self.c.facts.assigned[id(b)] for b in s.body.statements)
         if type(s.iterable) is ir.Range:
             low, high = f.temp("lo"), f.temp("hi")
             f.line(f"{low} = {e(s.iterable.low)}")
@@ -1645,19 +1649,24 @@ class _PlayWriter:
             items = f.need("MAXI", "rt.limits.max_value_items")
             f.line(f"if {high} - {low} >= {items}: RSIZE(rt, {low}, {high}, {m.ref(s.iterable.pos, 'p')})")  # refused: too long
             f.line(f"if {high} >= {low}: w += {high} - {low} + 1")  # the range's items, as the evaluator counts them
-            f.line(f"for v{s.var_slot} in range({low}, {high} + 1):")
+            if counted_after:
+                f.line(f"{var} = {low} - 1")
+            f.line(f"for {var} in range({low}, {high} + 1):")
         else:
             sequence = f.temp("q")
             f.line(f"{sequence} = {e(s.iterable)}")
             f.line(f"if type({sequence}) is not tuple_: NOTLIST({m.ref(s.iterable.pos, 'p')}, {sequence})")
-            f.line(f"for v{s.var_slot} in {sequence}:")
+            f.line(f"for {var} in {sequence}:")
         f.indent += 1
-        f.line(f"w += {cost * STATEMENT_WORK}")
+        if not counted_after:
+            f.line(f"w += {cost * STATEMENT_WORK}")
         start = len(f.lines)
         self.block(s.body.statements, loops + 1)
         if len(f.lines) == start:
             f.line("pass")
         f.indent -= 1
+        if counted_after:
+            f.line(f"w += ({var} - {low} + 1) * {cost * STATEMENT_WORK}")
         chunk = f.need("WL", "rt.work_chunk")
         f.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
 
