@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import yaml
 
 from interpreter import RuleViolation, load_ruleset, odds, resolve
 from interpreter.api import odds_by_choice
@@ -636,3 +637,250 @@ def test_a_wrong_odds_example_fails(tmp_path):
     assert code == 1
     assert "1 failed" in out
     assert "expected P(battle_joined) = 1/4, got 35/144" in err
+
+
+# ---- a whole battle (procedure battle and its steps) ----------------------------------------------------------
+
+SITUATIONS = ROOT / "rulesdata" / "eia_situations"
+
+
+def notes_of(play) -> list[str]:
+    return [event.message for event in play.trace if event.kind == "note"]
+
+
+def column(*kinds: str, **fields) -> list[dict]:
+    return ships(*kinds, **fields)
+
+
+def test_columns_carrying_ships_together_and_last(eia):
+    # Nine fighting ships: ceil(9 / 4) = 3 columns, (i - 1) * 3 // 9 puts ships 1-3, 4-6, 7-9
+    # together; the two carrying ships go last in the last column.
+    fleet = ships(*["warship"] * 4) + [{"kind": "trade"}] + ships(*["frigate"] * 5) + [{"kind": "transport", "carrying": True}]
+    columns = resolve(eia, "divide_into_columns", {"ships": fleet}, dice=[]).outcome.get("columns")
+    assert [len(c) for c in columns] == [3, 3, 5]
+    assert [s.get("kind") for s in columns[2]] == ["frigate", "frigate", "frigate", "trade", "transport"]
+    # single: one column, carrying ships last; sizes: as the player cuts it
+    single = resolve(eia, "divide_into_columns", {"ships": fleet, "formation": "single"}, dice=[]).outcome.get("columns")
+    assert len(single) == 1 and [s.get("kind") for s in single[0][-2:]] == ["trade", "transport"]
+    cut = resolve(eia, "divide_into_columns", {"ships": ships("warship", "warship", "frigate"), "formation": "sizes", "sizes": [1, 2]}, dice=[])
+    assert [len(c) for c in cut.outcome.get("columns")] == [1, 2]
+    assert "must be in the same column" in violation_message(
+        eia, "divide_into_columns", {"ships": ships("warship", "trade", "warship", "trade"), "formation": "sizes", "sizes": [2, 2]})
+
+
+def test_battle_initiative_to_the_side_with_more_columns(eia):
+    # Five warships split into columns of 3 and 2; three warships are one column: the attacker
+    # has the initiative without a roll.  Its first column attacks: contest 6 v 1 (first
+    # strike), three shots of 6 sink the defender's three ships before they fire.
+    inputs = {"attacker": ships(*["warship"] * 5), "defender": ships(*["warship"] * 3)}
+    play = resolve(eia, "battle", inputs, dice=[6, 1, 6, 6, 6], trace=True)
+    assert play.outcome.get("reason") == "defender_destroyed" and play.outcome.get("defender_sunk") == 3
+    assert "The initiative goes to the side with more columns: the attacker." in notes_of(play)
+    assert not any("maneuver roll" in n for n in notes_of(play))
+    assert play.unused_dice == 0
+
+
+def test_battle_initiative_on_a_tie_of_columns_and_the_order_of_turns(eia):
+    # One column each: a maneuver roll, 2 v 5, gives the defender the initiative; its column
+    # acts first (contest 6 v 1, shots 6, 6, 6): the attacker's column has nothing left to act with.
+    inputs = {"attacker": ships(*["warship"] * 3), "defender": ships(*["warship"] * 3)}
+    play = resolve(eia, "battle", inputs, dice=[2, 5, 6, 1, 6, 6, 6], trace=True)
+    notes = notes_of(play)
+    assert "The defender wins the maneuver roll and has the initiative." in notes
+    assert notes.index("The defender's column acts.") < notes.index("The attacker's column acts.")
+    assert (play.outcome.get("reason"), play.outcome.get("attacker_sunk")) == ("attacker_destroyed", 3)
+
+
+def test_battle_turns_reload_rolls_and_retreat(eia):
+    # Attacker: two single-ship columns (sizes [1, 1]); defender: columns of 2 and 1.  Every
+    # shot is a 1 (no result).  Initiative 5 v 1: the attacker.  Turns: A1, D1, A2, D2.
+    # A1 attacks the weakest column, D2 (1 ship able to fire back, against D1's 2): contest 3 v 3,
+    #   simultaneous: A1 and D2 fire (1, 1).  D2 has now been attacked; A1 has not (it attacked).
+    # D1 attacks the weakest: A1 and A2 both have 1 ship able to fire: the first, A1.  Not
+    #   attacked before: no reload roll; contest 3 v 3; D1's two ships fire (the second as an
+    #   extra ship) and A1 fires back (1, 1, 1).
+    # A2 attacks D2 (attacked, its ship fired: 0 able, against D1's 2): a reload roll, 4 > rating
+    #   0, fails; contest 3 v 3; A2 fires (1), D2's ship is barred.
+    # D2 attacks A1 (now attacked, its ship fired: 0 able) before A2 (1): reload 4 fails,
+    #   contest 3 v 3, D2 fires (1), A1's ship is barred.
+    # End of round: 6 v 1, the attacker wins and (policy always) retreats with both ships.
+    inputs = {"attacker": ships("warship", "warship"), "defender": ships("warship", "warship", "warship"),
+              "attacker_column_sizes": [1, 1], "defender_column_sizes": [2, 1], "report": "ships"}
+    choices = {"attacker_formation": "sizes", "defender_formation": "sizes", "attacker_retreats": "always"}
+    dice = [5, 1, 3, 3, 1, 1, 3, 3, 1, 1, 1, 4, 3, 3, 1, 4, 3, 3, 1, 6, 1]
+    play = resolve(eia, "battle", inputs, dice=dice, choices=choices, trace=True)
+    assert play.unused_dice == 0
+    notes = notes_of(play)
+    turns = [n for n in notes if n in ("The attacker's column acts.", "The defender's column acts.")]
+    assert turns == ["The attacker's column acts.", "The defender's column acts."] * 2
+    assert notes.count("The tactical rating roll fails: no ship reloads.") == 2
+    outcome = play.outcome
+    assert (outcome.name, outcome.get("reason"), outcome.get("rounds")) == ("battle_report", "attacker_retreats", 1)
+    assert outcome.get("attacker_retreated") == 2 and outcome.get("defender_retreated") == 0
+    assert outcome.get("attacker_columns") == (("retreated",), ("retreated",))
+
+
+def test_evading_column_is_not_attacked(eia):
+    # The defender's column evades: each single column of 3 adds +1 (fewer than 5 ships);
+    # 2 + 1 v 5 + 1: evaded, nothing fires.  The defender's column then attacks (6 v 1, shots
+    # 6, 6, 6) and the attacker's column was never attacked before: no reload roll.
+    inputs = {"attacker": ships(*["warship"] * 3), "defender": ships(*["warship"] * 3)}
+    play = resolve(eia, "battle", inputs, dice=[6, 1, 2, 5, 6, 1, 6, 6, 6], choices={"defender_intent": "evade"}, trace=True)
+    assert "The defending column wins the tactical contest and evades combat." in notes_of(play)
+    assert not any("reload" in n for n in notes_of(play))
+    assert play.outcome.get("reason") == "attacker_destroyed" and play.unused_dice == 0
+
+
+def test_positions_close_up_after_a_first_strike(eia, tmp_path):
+    # First strike (6 v 1): the attacker's shots 6, 1, 1 sink the defender's first ship.  The
+    # defender's two survivors close up to positions 1 and 2 and sink the attacker's ships 1
+    # and 2 (6, 6).  Read the other way (a lost ship keeps its place), they face positions 2
+    # and 3.
+    inputs = {"attacker": ships(*["warship"] * 3), "defender": ships(*["warship"] * 3)}
+    dice = [6, 1, 6, 1, 1, 6, 6]
+    closed = resolve(eia, "column_exchange", inputs, dice=dice).outcome
+    assert [s.get("status") for s in closed.get("attacker")] == ["sunk", "sunk", "fit"]
+    in_place = variant(tmp_path, {"positions_close_up": False})
+    kept = resolve(in_place, "column_exchange", inputs, dice=dice).outcome
+    assert [s.get("status") for s in kept.get("attacker")] == ["fit", "sunk", "sunk"]
+
+
+def test_extra_ships_save_ammo_and_carrying_ships(eia):
+    # Contest 6 v 1: first strike.  The first warship misses (1); the second has no ship
+    # opposite: with hold_fire it saves its ammo (fired stays false), then the defender's 1.
+    inputs = {"attacker": ships("warship", "warship"), "defender": ships("warship")}
+    held = resolve(eia, "column_exchange", {**inputs, "attacker_extra_ships": "hold_fire"}, dice=[6, 1, 1, 1])
+    assert [s.get("fired") for s in held.outcome.get("attacker")] == [True, False] and held.unused_dice == 0
+    fired = resolve(eia, "column_exchange", inputs, dice=[6, 1, 1, 1, 1])
+    assert [s.get("fired") for s in fired.outcome.get("attacker")] == [True, True] and fired.unused_dice == 0
+    # A trade ship as the extra ship: the only enemy ship was fired upon, so it does not fire.
+    convoy = resolve(eia, "column_exchange", {"attacker": ships("warship", "trade"), "defender": ships("warship")}, dice=[6, 1, 1, 1])
+    assert [s.get("fired") for s in convoy.outcome.get("attacker")] == [True, False] and convoy.unused_dice == 0
+
+
+def test_damage_then_capture_and_damaged_ships_do_not_fire(eia):
+    # First strike; 5 damages the defender's ship, the extra warship's 5 damages it again:
+    # captured, and it never fires back (no die left for it).
+    play = resolve(eia, "column_exchange", {"attacker": ships("warship", "warship"), "defender": ships("warship")}, dice=[6, 1, 5, 5])
+    assert play.outcome.get("defender")[0].get("status") == "captured" and play.unused_dice == 0
+    # A damaged defender wins the contest (1 v 6) but cannot fire; the attacker's 6 sinks it.
+    play = resolve(eia, "column_exchange", {"attacker": ships("warship"), "defender": [{"kind": "warship", "status": "damaged"}]}, dice=[1, 6, 6])
+    assert play.outcome.get("defender")[0].get("status") == "sunk" and play.dice == (1, 6, 6)
+
+
+def test_reload_success_lets_a_barred_ship_fire(eia):
+    # Attacked again: the reload roll 2 <= rating 3 succeeds; the defender wins the contest
+    # (1 v 6) and its reloaded ship's 6 sinks the attacker before it fires.
+    inputs = {"attacker": ships("warship"), "defender": [{"kind": "warship", "fired": True}],
+              "defender_attacked_before": True, "defender_rating": 3}
+    play = resolve(eia, "column_exchange", inputs, dice=[2, 1, 6, 6])
+    assert play.outcome.get("attacker")[0].get("status") == "sunk" and play.unused_dice == 0
+
+
+def test_protect_own_column_in_a_round(eia):
+    # The defender has the initiative and holds (Protect own column); the attacker's contest
+    # 4 v 3 + 1 ties: simultaneous fire (1, 1).  End of round: 2 v 2 tie, d6 1 + 0 < 7.
+    inputs = {"attacker": [ships("warship")], "defender": [ships("warship")], "initiative": "defender", "defender_orders": "hold"}
+    play = resolve(eia, "battle_round", inputs, dice=[4, 3, 1, 1, 2, 2, 1], trace=True)
+    notes = notes_of(play)
+    assert "Protect own column: +1 bonus to tactical rating against attackers." in notes
+    assert "The tactical contest is tied: firing is done simultaneously." in notes
+    assert play.outcome.get("over") is False and play.unused_dice == 0
+
+
+def test_protect_fleet_and_continue_against_the_target(eia):
+    # The defender screens: its first column protects the fleet.  The attacker goes for the
+    # column holding the carrying ship: maneuver 3 + 2 v 5 + 2, he does not win and must
+    # attack the protector (6 v 1, 6 sinks it); the protector destroyed, he continues
+    # against the transport (6 v 1, 6 sinks it).
+    inputs = {"attacker": [ships("warship")], "defender": [ships("warship"), [{"kind": "transport", "carrying": True}]],
+              "initiative": "defender", "defender_orders": "screen", "attacker_targets": "carrying"}
+    play = resolve(eia, "battle_round", inputs, dice=[3, 5, 6, 1, 6, 6, 1, 6], trace=True)
+    notes = notes_of(play)
+    assert "Protect fleet: the column sets to protect the rest of the fleet." in notes
+    assert "The attacker does not win: he must attack the protecting fleet." in notes
+    assert "The protecting column is destroyed: the attacking column continues to attack the original target." in notes
+    assert (play.outcome.get("reason"), play.outcome.get("defender_sunk")) == ("defender_destroyed", 2)
+
+
+@pytest.mark.parametrize("round_number, over", [(1, False), (3, True)])
+def test_a_tied_end_of_round_and_completed_rounds(eia, round_number, over):
+    # Both columns attack and miss (contests 3 v 3, shots 1); end of round 2 v 2 tied; d6 5 +
+    # (round - 1): round 1 gives 5 (goes on), round 3 gives 7 (the combat ends).
+    inputs = {"attacker": [ships("warship")], "defender": [ships("warship")], "round": round_number}
+    play = resolve(eia, "battle_round", inputs, dice=[3, 3, 1, 1, 3, 3, 1, 1, 2, 2, 5])
+    assert play.outcome.get("over") is over and play.unused_dice == 0
+    assert play.outcome.get("reason") == ("tie_roll" if over else "")
+
+
+def test_a_trivial_battle_lasts_one_round_by_value(eia):
+    # Four ships: trivial.  One column each, most valuable first (the heavy ship leads);
+    # initiative 5 v 2; every shot misses (heavy +1: 1 + 1 = 2); no end-of-round contest.
+    inputs = {"attacker": [{"kind": "warship", "value": 1}, {"kind": "heavy", "value": 3}], "defender": ships("warship", "warship")}
+    play = resolve(eia, "battle", inputs, dice=[5, 2, 3, 3, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1], trace=True)
+    assert play.outcome.get("reason") == "trivial_one_round" and play.unused_dice == 0
+    assert "DRM +1: Heavy Ship" in [e.message for e in play.trace if e.kind == "modifier"]
+    assert "A naval trivial combat: one round, a single column each ordered by value; leader values have no effect." in notes_of(play)
+
+
+def test_round_limit_is_an_outcome(tmp_path):
+    # max_rounds = 1: round 1 (every shot 1, the tie's d6 1 cannot end it) is the last.
+    short = variant(tmp_path, {"max_rounds": 1})
+    inputs = {"attacker": ships(*["warship"] * 3), "defender": ships(*["warship"] * 3)}
+    dice = [5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 2, 2, 1]
+    play = resolve(short, "battle", inputs, dice=dice)
+    assert play.outcome.get("reason") == "round_limit" and play.unused_dice == 0
+
+
+def test_one_ship_a_side_battle_by_hand(eia):
+    # Two warships: a trivial combat.  s = d = 1/6 (sink, damage), a contest gives first strike
+    # to the attacker 5/12, to the defender 5/12, simultaneous 1/6.
+    # One exchange between fresh ships sinks a given ship with 31/216 (5/12*1/6 + 5/12*2/3*1/6
+    # + 1/6*1/6) and leaves both fit with 4/9.
+    # Attacker's column first: the defender is sunk in the exchange (31/216) or both stay fit
+    # (4/9) and the defender attacks back (31/216 again): 31/216 * 13/9 = 403/1944.
+    # Defender's column first: 403/1944 likewise, plus the defender damaged but the attacker
+    # fit (5/12*1/9 + 5/12*1/6 + 1/6*1/9 = 29/216), attacked again by the attacker: 1/6 sinks it.
+    # 403/1944 + 29/1296 = 893/3888.  Each column first with (1 - 6^-20)/2:
+    # P(defender sunk) = (1 - 6^-20) * (806 + 893)/7776 = (1 - 6^-20) * 1699/7776.
+    # Captured: only a damaged ship attacked by a fit one, damaged again (1/6): 29/1296 when the
+    # defender is first, so (1 - 6^-20) * 29/2592; the attacker likewise by symmetry.
+    inputs = yaml.safe_load((SITUATIONS / "one_a_side.yaml").read_text(encoding="utf-8"))
+    inputs = {name: inputs[name] for name in ("attacker", "defender")}
+    dist = odds(eia, "battle", inputs)
+    kept = 1 - Fraction(1, SIX20)
+    assert dist.truncated == Fraction(1, SIX20)
+    assert dist.probability("battle_over", defender_sunk=1) == kept * Fraction(1699, 7776)
+    assert dist.probability("battle_over", attacker_sunk=1) == kept * Fraction(1699, 7776)
+    assert dist.probability("battle_over", defender_captured=1) == kept * Fraction(29, 2592)
+    # Both sunk: only in simultaneous fire (1/6 * 1/36), in the first exchange or, both fit
+    # (4/9), in the second: (1/216) * 13/9 = 13/1944, whichever column is first.
+    assert dist.probability("battle_over", reason="both_destroyed") == kept * Fraction(13, 1944)
+
+
+# ---- situations that carry from step to step -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("situation", sorted(p.name for p in SITUATIONS.glob("*.yaml")))
+def test_one_situation_runs_through_every_step(eia, situation):
+    # Every key names an input of some step, under the same name in every step that takes it.
+    data = yaml.safe_load((SITUATIONS / situation).read_text(encoding="utf-8"))
+    steps = ["interception", "trivial_check", "battle"]
+    used = set()
+    for step in steps:
+        names = {spec.name for spec in eia.compiled[step].inputs}
+        given = {k: v for k, v in data.items() if k in names}
+        used |= set(given)
+        resolve(eia, step, given, seed=1)
+    assert used == set(data)
+    code, out, err = run_cli(["run", "eia", "battle", "--situation", str(SITUATIONS / situation), "--seed", "1"])
+    assert code == 0, err
+    assert "warning: procedure 'battle' does not use 'operation' (another step does); ignored" in err
+    assert "resolve battle_round" in out or "trivial" in out
+
+
+def test_a_misspelt_situation_key_is_an_error(tmp_path):
+    path = tmp_path / "typo.yaml"
+    path.write_text("attacker: [{kind: warship}]\ndefender: [{kind: warship}]\ndefender_admiral: [2]\n", encoding="utf-8")
+    code, _, err = run_cli(["run", "eia", "battle", "--situation", str(path), "--seed", "1"])
+    assert code == 2 and "defender_admirals" in err

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import yaml
 
 from interpreter import load_ruleset, odds, resolve
 from interpreter.cli import main
@@ -928,3 +932,202 @@ def test_cli_odds_json_and_what_if():
 def test_cli_bad_value_is_a_usage_error():
     code, _, err = cli("run", "great_war", "merchant_shipping", "--set", "merchant_shipping_level=lots", "--dice", "3")
     assert code == 2 and "merchant_shipping_level" in err
+
+
+# ---- a whole engagement and the mission as played -------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+SITUATIONS = ROOT / "rulesdata" / "great_war_situations"
+
+
+def ship(nation: str, kind: str, contact: int, combat: int, protection: int) -> dict:
+    return {"nation": nation, "type": kind, "contact": contact, "combat": combat, "protection": protection}
+
+
+FLEET = [ship("British", "BB", 2, 16, 8), ship("British", "CA", 2, 4, 2), ship("British", "ESC", 2, 2, 1), ship("British", "CA", 2, 4, 2)]
+
+
+@pytest.mark.parametrize(
+    "points, policy, lost, protection, left",
+    [
+        # least combat strength first: ESC 1, CA 2, CA 2 (2 left), the BB's 8 do not fit
+        (7, "weakest_first", 3, 5, ["BB"]),
+        (9, "weakest_first", 3, 5, ["BB"]),
+        # most protection first: BB 8 (1 left), the CAs' 2 do not fit, ESC 1
+        (9, "largest_first", 2, 9, ["CA", "CA"]),
+        # as listed: BB 8 (1 left), CA no, ESC 1, CA no
+        (9, "listed", 2, 9, ["CA", "CA"]),
+        # fewer points than any unit: nothing
+        (0, "weakest_first", 0, 0, ["BB", "CA", "ESC", "CA"]),
+    ],
+)
+def test_the_owner_chooses_which_units_absorb_losses(gw, points, policy, lost, protection, left):
+    outcome = resolve(gw, "absorb_losses", {"fleet": FLEET, "points": points, "policy": policy}, dice=[]).outcome
+    assert (outcome.get("units_eliminated"), outcome.get("protection_eliminated")) == (lost, protection)
+    assert [u.get("type") for u in outcome.get("fleet")] == left
+
+
+def test_losses_covering_the_result_variant(gw, tmp_path):
+    # 6 points, weakest first: ESC, CA, CA (1 left); read as "at least the number", the
+    # remainder eliminates the next unit, the BB: all four.
+    cover = load_ruleset(variant(tmp_path, "  constants:\n    losses_cover_the_result: {value: true}\n"))
+    outcome = resolve(cover, "absorb_losses", {"fleet": FLEET, "points": 6}, dice=[]).outcome
+    assert (outcome.get("units_eliminated"), outcome.get("protection_eliminated")) == (4, 13)
+    assert resolve(gw, "absorb_losses", {"fleet": FLEET, "points": 6}, dice=[]).outcome.get("units_eliminated") == 3
+
+
+def test_engagement_refused_by_the_side_with_the_advantage(gw):
+    # French against Italian: column 0 (N D C C C A); a 6 is A and the attacker refuses: no fire.
+    inputs = {"attacker": [ship("French", "BB", 2, 10, 3)], "defender": [ship("Italian", "BB", 2, 10, 3)]}
+    play = resolve(gw, "engagement", inputs, dice=[6], choices={"attacker_advantage": "refuse"})
+    assert play.outcome.get("result") == "refused_by_attacker" and play.dice == (6,)
+    assert play.outcome.get("attacker_units_lost") == 0 and play.outcome.get("defender_units_lost") == 0
+
+
+def test_engagement_survivors_fire_back_with_what_is_left(gw):
+    # Column 0, a 2 is D: the Italian BB (20: 16-30) fires first, a 2: 4 factors; the French
+    # CA (combat 6, protection 2) goes first (weakest), the BB's 6 do not fit the 2 left.  The
+    # French survivors total 12: column 6-15 (18 would have been 16-30), a 6: 6 factors, less
+    # than the Italian BB's 8.
+    inputs = {"attacker": [ship("French", "BB", 2, 12, 6), ship("French", "CA", 1, 6, 2)],
+              "defender": [ship("Italian", "BB", 2, 20, 8)], "report": "units"}
+    play = resolve(gw, "engagement", inputs, dice=[2, 2, 6], trace=True)
+    outcome = play.outcome
+    assert (outcome.name, outcome.get("result")) == ("engaged", "defender_first")
+    assert (outcome.get("attacker_units_lost"), outcome.get("defender_units_lost")) == (1, 0)
+    assert [u.get("type") for u in outcome.get("attacker")] == ["BB"]
+    assert [d["column"] for d in lookups(play) if d["table"] == "naval_combat_table"] == ["16-30", "6-15"]
+
+
+def test_engagement_one_unit_a_side_by_hand(gw):
+    # German BC (contact 3, combat 12) attacks a British BC (contact 2, combat 14), protection 6
+    # each: differential +1, 2R all German, 1L all British: column +2, N D C A A A.
+    # 12 and 14 both read column 6-15 (0, 1, 2, 4, 4, 6): 6 factors, one unit, only on a 6.
+    # British lost: C 1/6 * 1/6 + A 3/6 * 1/6 + D 1/6 * (5/6 * 1/6) = (6 + 18 + 5)/216 = 29/216.
+    # German lost: C 1/36 + A 3/6 * (5/6 * 1/6) + D 1/6 * 1/6 = (2 + 5 + 2)/72 = 1/8.
+    # Both lost: only in C, 1/6 * 1/36 = 1/216.
+    situation = yaml.safe_load((SITUATIONS / "one_a_side.yaml").read_text(encoding="utf-8"))
+    dist = odds(gw, "engagement", situation)
+    assert dist.probability("engagement_over", defender_units_lost=1) == Fraction(29, 216)
+    assert dist.probability("engagement_over", attacker_units_lost=1) == Fraction(1, 8)
+    assert dist.probability("engagement_over", attacker_units_lost=1, defender_units_lost=1) == Fraction(1, 216)
+    assert dist.probability("engagement_over", result="no_contact") == SIXTH
+    assert dist.truncated == 0
+
+
+def test_engagement_four_a_side_sums_to_one(gw):
+    # four_a_side: differential +1, 2R German, 1R coastal, 1L British: +3(+), N C A A A A.
+    situation = yaml.safe_load((SITUATIONS / "four_a_side.yaml").read_text(encoding="utf-8"))
+    names = {spec.name for spec in gw.compiled["engagement"].inputs}
+    dist = odds(gw, "engagement", {k: v for k, v in situation.items() if k in names})
+    assert dist.probability("engagement_over", result="no_contact") == SIXTH
+    assert dist.probability("engagement_over", result="simultaneous") == SIXTH
+    assert dist.probability("engagement_over", result="attacker_first") == 4 * SIXTH
+    assert sum(p for _, p in dist.outcomes) == 1
+
+
+def test_engagement_needs_protection_factors(gw):
+    with pytest.raises(RuleViolation, match="Target Protection Factors eliminated"):
+        resolve(gw, "engagement", {"attacker": [unit("German", "BC", 3, 12)], "defender": [ship("British", "BC", 2, 14, 6)]}, dice=[])
+
+
+def raid_situation(**changes) -> dict:
+    data = yaml.safe_load((SITUATIONS / "commerce_raid.yaml").read_text(encoding="utf-8"))
+    return {**data, **changes}
+
+
+# commerce_raid: interception DRMs -1 b) (British 2, 2 above the lowest German 1) and +1 c)
+# (SS only): net 0, so 1 + 1 = 2 intercepts.  Contact: 1 - 2 = -1, 2R German, 1L British:
+# column 0 (N D C C C A).  Raiders' combat 4 + 4 + 3 = 11 against convoy contact 2 + 2 = 4:
+# column 7.  USW doubles the points.
+@pytest.mark.parametrize(
+    "changes, dice, choices, name, fields",
+    [
+        # no intercepting fleet: straight to the raid; row 3, column 7: 2, doubled 4
+        ({"defender": []}, [3], {}, "raided", {"intercepted": False, "engagement": "not_intercepted", "merchant_ship_points": 4}),
+        # not intercepted (6 + 6 = 12): the raid; row 2, column 7: 2, doubled 4
+        ({}, [6, 6, 2], {}, "raided", {"intercepted": False, "merchant_ship_points": 4}),
+        # intercepted; a 6 is A and the raider refuses: it withdraws, no raid
+        ({}, [1, 1, 6], {"attacker_advantage": "refuse"}, "mission_abandoned", {"engagement": "refused_by_attacker"}),
+        # intercepted; a 2 is D and the British refuse: the raid goes ahead (row 3: 2, doubled 4)
+        ({}, [1, 1, 2, 3], {"defender_advantage": "refuse"}, "raided",
+         {"intercepted": True, "engagement": "refused_by_defender", "merchant_ship_points": 4}),
+        # intercepted; a 3 is C: the raiders (11: 6-15) roll 1, nothing; the British (6: 6-15)
+        # roll 6: 6 factors, the three U-boats' 1 each: no raider left
+        ({}, [1, 1, 3, 1, 6], {}, "mission_abandoned", {"engagement": "simultaneous", "attacker_units_lost": 3}),
+        # intercepted; C: the raiders roll 6 (6 factors: the CA 2 and the ESC 1), the British 3
+        # (6: 6-15, 2 factors: two U-boats, weakest first: the 3 and one 4); the last U-boat
+        # (4 - 4 = column 1(-)) raids: row 5: 1, doubled 2
+        ({}, [1, 1, 3, 6, 3, 5], {}, "raided",
+         {"engagement": "simultaneous", "attacker_units_lost": 2, "defender_units_lost": 2, "merchant_ship_points": 2}),
+    ],
+)
+def test_a_commerce_raid_as_played(gw, changes, dice, choices, name, fields):
+    play = resolve(gw, "mission", raid_situation(**changes), dice=dice, choices=choices)
+    assert play.outcome.name == name and play.unused_dice == 0
+    for field, value in fields.items():
+        assert play.outcome.get(field) == value, field
+
+
+def test_a_bombardment_as_played_and_who_attacks(gw, tmp_path):
+    situation = yaml.safe_load((SITUATIONS / "four_a_side.yaml").read_text(encoding="utf-8"))
+    # Not intercepted (6 + 6): two battlecruiser squadrons bombard: column 2, a 4 is B: the
+    # fortress is eliminated.
+    play = resolve(gw, "mission", situation, dice=[6, 6, 4])
+    assert play.outcome.name == "bombarded" and play.outcome.get("fortress_eliminated") is True
+    # Intercepted: +1 b) (every German above the lowest British, 1): 1 + 1 + 1 = 3.  Contact row
+    # 1 is N everywhere; the column shows who attacks.  The raider attacking: +1, 2R German, 1R
+    # coastal, 1L British: +3(+).  The interceptor attacking (the variant): 2 - 3 = -1, 1R
+    # British, 1R coastal, 1L German: +0.
+    play = resolve(gw, "mission", situation, dice=[1, 1, 1, 4], trace=True)
+    assert play.outcome.get("engagement") == "no_contact"
+    assert [d["column"] for d in lookups(play) if d["table"] == "naval_contact_table"] == ["+3(+)"]
+    swapped = load_ruleset(variant(tmp_path, "  constants:\n    interceptor_is_attacker: {value: true}\n"))
+    play = resolve(swapped, "mission", situation, dice=[1, 1, 1, 4], trace=True)
+    assert [d["column"] for d in lookups(play) if d["table"] == "naval_contact_table"] == ["0"]
+
+
+def steps_of(situation: dict) -> list[str]:
+    mission_step = "commerce_raiding" if situation["mission"] == "commerce_raiding" else "bombardment"
+    return ["interception", "naval_contact", "engagement", mission_step, "refuse_combat", "mission"]
+
+
+@pytest.mark.parametrize("situation", ["commerce_raid.yaml", "four_a_side.yaml"])
+def test_one_situation_runs_through_every_step_of_a_mission(gw, situation):
+    # The same file for every step: each step takes the keys it has inputs for, under the same
+    # names (attacker, defender, ...); together they use every key.
+    path = SITUATIONS / situation
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    used = set()
+    for step in steps_of(data):
+        names = {spec.name for spec in gw.compiled[step].inputs}
+        given = {k: v for k, v in data.items() if k in names}
+        used |= set(given)
+        resolve(gw, step, given, seed=3)
+        code, out, err = cli("run", "great_war", step, "--situation", str(path), "--seed", "3")
+        assert code == 0, (step, err)
+        assert "outcome:" in out
+        assert all("warning:" in line for line in err.splitlines() if line.strip() and not line.startswith(" "))
+    assert used == set(data)
+
+
+def installed_wartable() -> Path:
+    script = Path(sys.executable).parent / "wartable"
+    if not script.is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"the console script {script} is not installed (CI is set)")
+        pytest.skip(f"the console script {script} is not installed (pip install . to test it)")
+    return script
+
+
+def test_installed_command_prints_an_engagement_and_a_battle():
+    for argv, expected in [
+        (["run", "great_war", "engagement", "--situation", "rulesdata/great_war_situations/four_a_side.yaml", "--seed", "4"],
+         ["resolve naval_contact", "outcome: engagement_over("]),
+        (["run", "eia", "battle", "--situation", "rulesdata/eia_situations/three_a_side.yaml", "--seed", "3"],
+         ["resolve battle_round", "The attacker's column acts.", "outcome: battle_over("]),
+    ]:
+        result = subprocess.run([str(installed_wartable()), *argv], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        for text in expected:
+            assert text in result.stdout, text
