@@ -327,8 +327,7 @@ def odds(
             weights, denom = program.exact(Run(ruleset, DEFAULT_LIMITS, None, None), values, 0)
             outcomes, total = program.distribution(weights, denom)
             truncated = ZERO if total == denom else (1 - Fraction(total, denom) if weights else Fraction(1))
-            return _made(Distribution, ruleset=ruleset.name, procedure=procedure, inputs=prepared, outcomes=outcomes,
-                         truncated=truncated, illustrative_tables=ruleset.illustrative_tables(procedure))
+            return _distribution(ruleset.name, procedure, prepared, outcomes, truncated, ruleset.illustrative_tables(procedure))
     compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
     if engine == "compiled":
         program = ruleset.program(procedure)
@@ -350,19 +349,29 @@ def odds(
     # Every path ends in an outcome (checked at load), so the mass missing from
     # the outcomes is exactly what `while` bounds dropped.
     truncated = ZERO if total == denom else (1 - Fraction(total, denom) if weights else Fraction(1))
-    return _made(Distribution, ruleset=ruleset.name, procedure=procedure, inputs=prepared, outcomes=outcomes, truncated=truncated,
-                 illustrative_tables=ruleset.illustrative_tables(procedure))
+    return _distribution(ruleset.name, procedure, prepared, outcomes, truncated, ruleset.illustrative_tables(procedure))
 
 
 def _made(cls, **fields):
     """An instance of a frozen dataclass from all its fields, without __init__'s field-by-field setattr (a
     good part of a small call's cost); the same object __init__ would make."""
     made = _new(cls)
-    made.__dict__.update(fields)
+    _set(made, "__dict__", fields)
+    return made
+
+
+def _distribution(ruleset: str, procedure: str, inputs: dict, outcomes: tuple, truncated: Fraction, illustrative: tuple) -> Distribution:
+    """``_made(Distribution, ...)`` without the keyword arguments (the commonest result, made most often)."""
+    made = _new(Distribution)
+    _set(made, "__dict__", {
+        "ruleset": ruleset, "procedure": procedure, "inputs": inputs, "outcomes": outcomes, "truncated": truncated,
+        "illustrative_tables": illustrative,
+    })
     return made
 
 
 _new = object.__new__
+_set = object.__setattr__
 
 
 def most_likely_first(counts: Mapping[OutcomeValue, int]) -> list[tuple[OutcomeValue, int]]:

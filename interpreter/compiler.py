@@ -70,7 +70,7 @@ from .runtime import (
     violated,
 )
 from .tables import OffTable, lookup as table_lookup
-from .values import OutcomeValue
+from .values import OutcomeValue, Record
 
 # How deep generated code may nest before a part of it becomes a function of its own.
 MAX_INLINE_IFS = 24  # nested `if`s written inline in one function
@@ -234,6 +234,7 @@ class _Module:
             ("Acc", Acc), ("lcm", math.lcm), ("UNSET", _UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
             ("IDX", index), ("CNT", counted), ("RNG", make_range), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
             ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple), ("ONE", (1,)),
+            ("REC", Record), ("MISS", Record.MISSING),
         ):
             self.values[name] = value
 
@@ -574,7 +575,13 @@ class _Expressions:
             guard = m.ref(make_guard(e.pos, e.expected, e.what), "g")
             return f"{guard}({sub(e.value)})"
         if kind is ir.Field:
-            return f"FLD({sub(e.subject)}, {e.name!r}, {m.ref(e.pos, 'p')})"
+            subject, pos = sub(e.subject), m.ref(e.pos, "p")
+            if not walrus:
+                return f"FLD({subject}, {e.name!r}, {pos})"
+            # a record's field straight from its dictionary (made by FLD on first use); anything else through FLD
+            s_, f_, v_ = self.f.temp("fs"), self.f.temp("fd"), self.f.temp("fv")
+            return (f"({v_} if type({s_} := {subject}) is REC and ({f_} := {s_}._fields) is not None "
+                    f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS else FLD({s_}, {e.name!r}, {pos}))")
         if kind is ir.Index:
             return f"IDX({sub(e.subject)}, {sub(e.index)}, {m.ref(e.pos, 'p')})"
         if kind is ir.Negate:
