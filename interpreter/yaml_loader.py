@@ -209,6 +209,13 @@ class _Builder:
                 except StopIteration:
                     return
                 except yaml.YAMLError as exc:
+                    if loader.__module__ == "yaml.cyaml" and "maximum nesting depth" in str(getattr(exc, "problem", "")):
+                        # libyaml 0.2.5 and later (PyYAML 6.0.4's wheels) stop deep flow nesting while
+                        # scanning, far past this reader's own limit: read again with PyYAML's own
+                        # parser, which hands over events as it goes, to stop at the right place
+                        events.close()
+                        self.__init__(self.source, self.limits, self.nodes_before)
+                        return self.run(yaml.SafeLoader)
                     return self.yaml_error(exc, loader)
                 except UnicodeEncodeError as exc:  # libyaml: lone surrogates
                     return self.error(Mark(*self.source.position(exc.start)),
