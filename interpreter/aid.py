@@ -430,7 +430,10 @@ def _step_html(step: Step, ruleset: Ruleset) -> str:
     elif k == "for":
         text = f'For each <var>{e(p["var"])}</var> in <code>{e(p["expr"])}</code>:'
     elif k == "while":
-        text = f'While <code>{e(p["condition"])}</code> (at most <code>{e(p["limit"])}</code> rounds):'
+        if p["limit"] is None:
+            text = f'While <code>{e(p["condition"])}</code>, round after round:'
+        else:
+            text = f'While <code>{e(p["condition"])}</code> (at most <code>{e(p["limit"])}</code> rounds):'
     elif k == "break":
         text = "Stop repeating."
     elif k == "outcome":

@@ -216,7 +216,7 @@ class For(Stmt):
 @dataclass(frozen=True)
 class While(Stmt):
     condition: Expr
-    limit: Expr
+    limit: Expr | None  # None: until the condition fails
     body: "Block"
 
 

@@ -272,13 +272,16 @@ class Checker:
             no_dice = _Context(None, "a loop's condition and limit cannot roll dice: roll into a variable inside the loop")
             condition, condition_type = self._expr(statement.condition, scope, no_dice)
             condition = self.expect(statement.condition, condition_type, BOOL, "a `while` condition", condition)
-            limit, limit_type = self._expr(statement.limit, scope, no_dice)
-            limit = self.expect(statement.limit, limit_type, INT, "a `while` limit", limit)
+            limit = None
+            if statement.limit is not None:
+                limit, limit_type = self._expr(statement.limit, scope, no_dice)
+                limit = self.expect(statement.limit, limit_type, INT, "a `while` limit", limit)
             count_slot, limit_slot = self._alloc(None), self._alloc(None)
             self.loop_depth += 1
             body = self._block(statement.body, _Scope(scope))
             self.loop_depth -= 1
-            return [ir.WhileLoop(statement.pos, condition, limit, count_slot, limit_slot, body)]
+            variables = tuple(sorted((name, scope.find(name).slot) for name in scope.visible()))
+            return [ir.WhileLoop(statement.pos, condition, limit, count_slot, limit_slot, body, variables)]
         if isinstance(statement, ast.Break):
             if self.loop_depth == 0:
                 self.error(statement.pos, "`break` outside a loop")

@@ -50,6 +50,7 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from . import ir
+from .chains import Round, make_round
 from .limits import STATEMENT_WORK
 from .runtime import (
     Acc,
@@ -234,7 +235,7 @@ class _Module:
             ("Acc", Acc), ("lcm", math.lcm), ("UNSET", _UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
             ("IDX", index), ("CNT", counted), ("RNG", make_range), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
             ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple), ("ONE", (1,)),
-            ("REC", Record), ("MISS", Record.MISSING),
+            ("REC", Record), ("MISS", Record.MISSING), ("ROUND", make_round), ("STAYS_NOT", Round),
         ):
             self.values[name] = value
 
@@ -432,7 +433,8 @@ class _Facts:
             self.head[id(s)] = head
             return (head - carried) | self.uses(s.iterable)
         if kind is ir.WhileLoop:
-            carried = frozenset((s.count_slot, s.limit_slot))
+            # the round count is the solver's, not the states' (chains.py); a bound travels with its state
+            carried = frozenset((s.limit_slot,)) if s.limit is not None else frozenset()
             head = carried | self.uses(s.condition) | out
             while True:
                 body_in = self._block(s.body, head, out)
@@ -1319,9 +1321,10 @@ class _ProcedureCompiler:
         return f.need("BUD", "rt.budget")
 
     def _exact_while(self, f: _Function, statement: ir.WhileLoop, entry: tuple, exit_layout: tuple, loop) -> None:
+        """The states at the loop's head, then the chain solver (chains.py) over one round per state."""
         m = self.module
         head = _layout(self.facts.head[id(statement)])
-        count, limit = statement.count_slot, statement.limit_slot
+        limit = statement.limit_slot
         pos = self.pos(statement)
         f.line("if D:")
         f.indent += 1
@@ -1333,29 +1336,40 @@ class _ProcedureCompiler:
         if unpack:
             f.line(unpack)
         expressions = _Expressions(self, f)
-        f.line(f"v{limit} = {expressions(statement.limit)}")
-        f.line(f"if v{limit} < 0: NEGLIM({m.ref(statement.limit.pos, 'p')}, v{limit})")
-        f.line(f"k = {_key(head, {count: '0'})}")
+        if statement.limit is not None:
+            f.line(f"v{limit} = {expressions(statement.limit)}")
+            f.line(f"if v{limit} < 0: NEGLIM({m.ref(statement.limit.pos, 'p')}, v{limit})")
+        f.line(f"k = {_key(head)}")
         f.line("H[k] = H.get(k, 0) + w")
         f.indent -= 1
-        loop_info = {"exit": exit_layout}
-
-        def head_check(compiler, g: _Function, exprs: _Expressions, state) -> None:
-            state.targets.exits = True
-            g.line(f"if not {exprs(statement.condition)}:")
-            g.line(f"    k = {_key(exit_layout)}")
-            g.line(f"    x[k] = x.get(k, 0) + {state.weight}")
-            g.line("    continue")
-            g.line(f"if v{count} >= v{limit}: continue")  # still looping at the bound: dropped (truncated)
-
-        prologue = {"layout": head, "emit": head_check, "pos": statement.pos}
-        epilogue = {"layout": head, "replace": {count: f"v{count} + 1"}}
-        body = self._exact_block(statement.body, head, loop_info, prologue, epilogue)
-        f.line("EX = Acc()")
-        f.line("while H:")
-        f.line(f"    H, d = {body}(rt, I, depth, H, d, FIN, EX)")
-        f.line("D, d = EX.weights, EX.denom")
+        round_of = self._exact_round(statement, head, exit_layout)
+        names = tuple((name, head.index(slot)) for name, slot in statement.variables if slot in head)
+        f.line(f"D, d = rt.solve_while(H, d, FIN, {round_of}, I, depth, {statement.limit is not None}, {pos}, {m.ref(names, 'names')}, {len(head)})")
         f.indent -= 1
+
+    def _exact_round(self, statement: ir.WhileLoop, head: tuple, exit_layout: tuple) -> str:
+        """A function (rt, I, depth, st) -> chains.Round: one round of the loop from one state at its head."""
+        m = self.module
+        loop_info = {"exit": exit_layout}
+        prologue = {"layout": head, "emit": lambda compiler, g, exprs, state: None, "pos": statement.pos}
+        epilogue = {"layout": head, "replace": {}}
+        body = self._exact_block(statement.body, head, loop_info, prologue, epilogue)
+        name = m.name("w")
+        g = _Function(m, name, "rt, I, depth, st")
+        unpack = _unpack(head, "st")
+        if unpack:
+            g.line(unpack)
+        expressions = _Expressions(self, g)
+        g.line(f"if not {expressions(statement.condition)}:")
+        g.line(f"    return STAYS_NOT(False, None, {{}}, {{}}, {{{_key(exit_layout)}: 1}}, 1)")
+        g.line(f"{self.budget(g)}.charge({STATEMENT_WORK}, {m.ref(statement.body.pos, 'p')})")  # a round's own bookkeeping
+        g.line("F = Acc()")
+        g.line("X = Acc()")
+        g.line(f"N, n = {body}(rt, I, depth, {{st: 1}}, 1, F, X)")
+        bound = f"v{statement.limit_slot}" if statement.limit is not None else "None"
+        g.line(f"return ROUND(True, {bound}, N, n, F.weights, F.denom, X.weights, X.denom)")
+        m.add(g.finish())
+        return name
 
     def _exact_spread(self, f: _Function, statement, entry: tuple, exit_layout: tuple) -> None:
         """A roll whose dice are known only at run time, or a resolved procedure: states x values."""
@@ -1681,18 +1695,21 @@ class _PlayWriter:
         f, m, e = self.f, self.c.module, self.expressions
         pos = self.c.pos(s)
         limit, count = f"v{s.limit_slot}", f"v{s.count_slot}"
-        f.line(f"{limit} = {e(s.limit)}")
-        f.line(f"if {limit} < 0: NEGLIM({m.ref(s.limit.pos, 'p')}, {limit})")
-        f.line(f"{count} = 0")
+        if s.limit is not None:
+            f.line(f"{limit} = {e(s.limit)}")
+            f.line(f"if {limit} < 0: NEGLIM({m.ref(s.limit.pos, 'p')}, {limit})")
+            f.line(f"{count} = 0")
         f.line("while True:")
         f.indent += 1
         f.line(f"if not {e(s.condition)}: break")
-        f.line(f"if {count} >= {limit}: PASTLIM({pos}, {limit})")
+        if s.limit is not None:  # without one, a play is bounded by the work budget
+            f.line(f"if {count} >= {limit}: PASTLIM({pos}, {limit})")
         chunk = f.need("WL", "rt.work_chunk")
         f.line(f"w += {max(1, len(s.body.statements)) * STATEMENT_WORK}")
         f.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
         self.block(s.body.statements, loops + 1)
-        f.line(f"{count} += 1")
+        if s.limit is not None:
+            f.line(f"{count} += 1")
         f.indent -= 1
 
     def _outlined(self, s, loops: int) -> bool:

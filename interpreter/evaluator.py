@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import ast, ir
+from . import ast, chains, ir
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
 from .limits import STATEMENT_WORK, Budget, Limits, LimitExceeded, breach
@@ -377,30 +377,61 @@ class Executor:
 
     def _while(self, statement: ir.WhileLoop, dist: Dist, frame: _Frame) -> _Flow:
         count_slot, limit_slot = statement.count_slot, statement.limit_slot
+        limited = statement.limit is not None
         start: dict = {}
         for env, weight in dist.weights.items():
-            limit = self.eval(statement.limit, env, frame)
-            if limit < 0:
-                raise RuleViolation(statement.limit.pos.diagnostic(f"a `while` limit must be 0 or more, not {limit}"))
-            new = _put(_put(env, count_slot, 0), limit_slot, limit)
-            start[new] = start.get(new, 0) + weight
+            if limited:
+                limit = self.eval(statement.limit, env, frame)
+                if limit < 0:
+                    raise RuleViolation(statement.limit.pos.diagnostic(f"a `while` limit must be 0 or more, not {limit}"))
+                env = _put(env, limit_slot, limit)
+            start[env] = start.get(env, 0) + weight
+        if self.exact:
+            return self._while_exact(statement, Dist(start, dist.denom), frame)
+        start = {_put(env, count_slot, 0): weight for env, weight in start.items()}
 
         def next_round(env: tuple) -> tuple | None:
             if not self.eval(statement.condition, env, frame):
                 return None
-            if env[count_slot] < env[limit_slot]:
-                return env
-            if not self.exact:
+            if limited and env[count_slot] >= env[limit_slot]:
                 raise LimitExceeded(statement.pos.diagnostic(f"`while` loop ran past its limit of {env[limit_slot]} rounds"))
-            return _DROP  # still looping at the bound: dropped, and reported as truncated
+            return env  # without a limit a play is bounded by the work budget
 
         return self._iterate(statement.body, Dist(start, dist.denom), frame, next_round, count_slot, (count_slot, limit_slot))
+
+    def _while_exact(self, statement: ir.WhileLoop, start: Dist, frame: _Frame) -> _Flow:
+        """Every state's round computed once (chains.py), the loop solved from them."""
+        loop_slots = (statement.count_slot, statement.limit_slot)
+        limited = statement.limit is not None
+
+        def round_of(env: tuple) -> chains.Round:
+            if not self.eval(statement.condition, env, frame):
+                return chains.Round(False, None, {}, {}, {_clear_env(env, loop_slots): 1}, 1)
+            self.budget.charge(STATEMENT_WORK, statement.body.pos)  # a round's own bookkeeping
+            result = self.exec_block(statement.body, Dist({env: 1}, 1), frame)
+            broken = _clear(result.broken, loop_slots)
+            return chains.make_round(
+                True, env[statement.limit_slot] if limited else None,
+                result.normal.weights, result.normal.denom,
+                result.finished.weights, result.finished.denom,
+                broken.weights, broken.denom,
+            )
+
+        def describe(env: tuple) -> str:
+            return ", ".join(f"{name} = {brief(env[slot], 60)}" for name, slot in statement.variables) or "its first state"
+
+        chain = chains.Chain(round_of, self.budget, statement.pos)
+        if limited:
+            finished, exits, denom = chains.solve_limited(chain, start.weights, start.denom)
+        else:
+            finished, exits, denom = chains.solve_until(chain, start.weights, start.denom, describe)
+        return _Flow(Dist(exits, denom), finished=Dist(finished, denom))
 
     def _iterate(self, body: ir.Block, current: Dist, frame: _Frame, next_round, counter: int, loop_slots: tuple[int, ...]) -> _Flow:
         """Run ``body`` round after round on the states ``next_round`` keeps looping.
 
-        ``next_round(env)`` gives the state that enters the next round, None
-        for a state that leaves the loop, or _DROP for one abandoned at a bound.
+        ``next_round(env)`` gives the state that enters the next round, or None
+        for a state that leaves the loop.
         """
         flow = _Flow(Dist())
         exits = Dist()
@@ -411,7 +442,7 @@ class Executor:
                 entering = next_round(env)
                 if entering is None:
                     done[env] = weight
-                elif entering is not _DROP:
+                else:
                     running[entering] = running.get(entering, 0) + weight
             exits.absorb(_clear(Dist(done, current.denom), loop_slots))  # exits merge as they leave
             if not running:
@@ -597,11 +628,15 @@ class Executor:
         return total
 
 
-_DROP = ("dropped at a loop bound",)
-
-
 def _put(env: tuple, slot: int, value: Any) -> tuple:
     return env[:slot] + (value,) + env[slot + 1:]
+
+
+def _clear_env(env: tuple, slots: tuple[int, ...]) -> tuple:
+    new = list(env)
+    for slot in slots:
+        new[slot] = None
+    return tuple(new)
 
 
 def _clear(dist: Dist, slots: tuple[int, ...]) -> Dist:

@@ -234,10 +234,11 @@ class ForLoop(NamedTuple):
 class WhileLoop(NamedTuple):
     pos: Pos
     condition: Expr
-    limit: Expr
+    limit: Expr | None  # None: until the condition fails
     count_slot: int
     limit_slot: int
     body: Block
+    variables: tuple[tuple[str, int], ...] = ()  # the variables in scope (name, slot), to describe a state
 
 
 class Outcome(NamedTuple):
@@ -344,7 +345,7 @@ def statement_expressions(statement: Any) -> tuple:
     if kind is ForLoop:
         return (statement.iterable,)
     if kind is WhileLoop:
-        return (statement.condition, statement.limit)
+        return (statement.condition,) if statement.limit is None else (statement.condition, statement.limit)
     if kind is Outcome:
         return tuple(value for _, value in statement.fields)
     if kind is Require:

@@ -156,7 +156,7 @@ def steps(block: ast.Block) -> list[Step]:
             result.append(Step("for", {"var": statement.var, "expr": expr_text(statement.iterable)}, steps(statement.body), line=line))
         elif isinstance(statement, ast.While):
             result.append(Step(
-                "while", {"condition": expr_text(statement.condition), "limit": expr_text(statement.limit)}, steps(statement.body), line=line
+                "while", {"condition": expr_text(statement.condition), "limit": expr_text(statement.limit) if statement.limit is not None else None}, steps(statement.body), line=line
             ))
         elif isinstance(statement, ast.Break):
             result.append(Step("break", {}, line=line))

@@ -14,6 +14,7 @@ import math
 from fractions import Fraction
 from typing import Any, Callable
 
+from . import chains
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
 from .limits import STATEMENT_WORK, Budget, LimitExceeded, Limits, breach
@@ -94,6 +95,25 @@ class Run:
             number = self.sequence_numbers[sequence] = len(self.sequences)
             self.sequences.append(sequence)
         return number
+
+    def solve_while(self, H: dict, d: int, FIN: Acc, round_of: Callable, I: tuple, depth: int, limited: bool, pos, names: tuple, width: int) -> tuple[dict, int]:
+        """A `while` loop from the states at its head: the states after it (outcomes go to FIN).
+
+        ``round_of(rt, I, depth, state)`` is the loop's round for one state
+        (a chains.Round); ``names`` pairs variable names with their place in a
+        state of ``width`` variables, to describe one in an error.
+        """
+        chain = chains.Chain(lambda state: round_of(self, I, depth, state), self.budget, pos)
+        if limited:
+            finished, exits, denom = chains.solve_limited(chain, H, d)
+        else:
+            def describe(state) -> str:
+                values = state if width != 1 else (state,)
+                return ", ".join(f"{name} = {brief(values[place], 60)}" for name, place in names) or "its first state"
+            finished, exits, denom = chains.solve_until(chain, H, d, describe)
+        if finished:
+            FIN.absorb(finished, denom)
+        return exits, denom
 
     # ---- dice -----------------------------------------------------------------------
 

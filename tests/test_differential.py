@@ -251,7 +251,8 @@ def bodies(draw) -> list[str]:
             var = f"i{counter[0]}"
             return [f"for {var} in {draw(st.sampled_from(['1 .. 3', 'xs', 'things', '1 .. n']))} do",
                     *indent(block(depth - 1, list(ints) + [var], True)), "end"]
-        return [f"while {e('bool')} limit {draw(st.sampled_from(['3', '0', 'n']))} do", *indent(block(depth - 1, list(ints), True)), "end"]
+        bound = draw(st.sampled_from([" limit 3", " limit 0", " limit n", ""]))  # "": until the condition fails
+        return [f"while {e('bool')}{bound} do", *indent(block(depth - 1, list(ints), True)), "end"]
 
     lines = ["let x = 1", "let n2 = n", "let xs = [1]", "let b = false", *block(3, ["x", "n", "n2"], False)]
     return lines + ["outcome last(x = x, n = n2, xs = xs, b = b)"]

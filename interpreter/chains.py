@@ -1,0 +1,365 @@
+"""`while` loops in exact odds, solved as Markov chains.
+
+A loop's state is the tuple of the variables live at its head.  One round
+of the loop takes a state to a distribution over next states, outcomes that
+end the procedure, and states that leave the loop (the condition failed, or
+a `break`).  That round depends on the state alone, so it is computed once
+per distinct state (a :class:`Round`, memoised) however many times and in
+however many rounds the state is reached.  Both back ends use this module:
+the reference evaluator and the compiled code differ only in how they
+compute one round.
+
+Two kinds of loop:
+
+* ``while COND do ... end`` runs until the condition fails, a fight to the
+  finish.  :func:`solve_until` explores every state the loop can reach,
+  orders them by Tarjan's strongly connected components, and pushes the
+  probability mass through them once, in dependency order: a state that a
+  round can leave unchanged keeps probability p_stay and sends the rest on
+  scaled by 1 / (1 - p_stay) (the geometric series, summed exactly); states
+  that can cycle among themselves are solved as a linear system, exactly
+  while there are at most ``MAX_EXACT_CYCLE`` of them, and otherwise
+  iterated until the work budget says stop, the mass still cycling then
+  reported as truncated.  A set of states the loop can never leave is an
+  error at the loop.
+
+* ``while COND limit N do ... end`` runs at most N rounds (a rule: "at most
+  two rounds").  :func:`solve_limited` advances every state a round at a
+  time, reusing each state's memoised round, and drops the mass still
+  looping at the bound (reported as truncated, as before).
+
+Weights are integers over a denominator (as everywhere in exact odds); the
+chain solve carries :class:`~fractions.Fraction` masses, one per state.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Callable, NamedTuple
+
+from .errors import RuleViolation
+from .limits import STATEMENT_WORK
+
+# States that cycle among themselves (other than a round that changes nothing) are solved
+# exactly by Gaussian elimination on Fractions up to this many at once (cubic work).
+MAX_EXACT_CYCLE = 60
+
+
+class Round(NamedTuple):
+    """What one round of a loop does to one state, all weights over ``denom``.
+
+    ``looping`` is False when the condition failed at the head: the state
+    leaves the loop without running the body (``exits`` holds it).
+    ``limit`` is the state's bound on rounds (None: until the condition fails).
+    """
+
+    looping: bool
+    limit: int | None
+    states: dict  # next head state -> weight
+    finished: dict  # outcome key -> weight (an outcome inside the body ends the procedure)
+    exits: dict  # state after the loop -> weight (condition failed, or `break`)
+    denom: int
+
+
+def make_round(looping: bool, limit, states: dict, states_denom: int, finished: dict, finished_denom: int, exits: dict, exits_denom: int) -> Round:
+    """A Round from three weight maps with denominators of their own."""
+    common = states_denom
+    for weights, denom in ((finished, finished_denom), (exits, exits_denom)):
+        if weights and denom != common:
+            common = math.lcm(common, denom)
+    return Round(
+        looping, limit,
+        _scaled(states, common // states_denom),
+        _scaled(finished, common // finished_denom) if finished else {},
+        _scaled(exits, common // exits_denom) if exits else {},
+        common,
+    )
+
+
+def _scaled(weights: dict, factor: int) -> dict:
+    return weights if factor == 1 else {key: w * factor for key, w in weights.items()}
+
+
+class Chain:
+    """One loop's rounds, memoised per state for the length of one solve."""
+
+    __slots__ = ("round_of", "budget", "pos", "memo")
+
+    def __init__(self, round_of: Callable[[object], Round], budget, pos):
+        self.round_of = round_of
+        self.budget = budget  # charged for every round computed; bounds the states held (max_states)
+        self.pos = pos  # the loop's position, for errors
+        self.memo: dict = {}
+
+    def round(self, state) -> Round:
+        found = self.memo.get(state)
+        if found is None:
+            self.budget.check_states(len(self.memo) + 1, self.pos)
+            found = self.memo[state] = self.round_of(state)
+            self.budget.charge(STATEMENT_WORK + len(found.states) + len(found.finished) + len(found.exits), self.pos)
+        return found
+
+
+# ---- at most N rounds -------------------------------------------------------------------
+
+
+def solve_limited(chain: Chain, start: dict, denom: int) -> tuple[dict, dict, int]:
+    """(outcomes, exits, denominator) of a bounded loop; the mass looping at its bound is dropped."""
+    finished: dict = {}
+    exits: dict = {}
+    out_denom = denom  # finished and exits are kept over this denominator
+    current, current_denom = start, denom
+    rounds = 0
+    while current:
+        advancing = []
+        common = 1
+        leaving: dict = {}
+        for state, weight in current.items():
+            step = chain.round(state)
+            if not step.looping:
+                for key, w in step.exits.items():  # weight 1 of 1: the state as it leaves
+                    leaving[key] = leaving.get(key, 0) + weight * w
+            elif rounds < step.limit:
+                advancing.append((weight, step))
+                if step.denom != common:
+                    common = math.lcm(common, step.denom)
+            # else: still looping at its bound: dropped (truncated)
+        out_denom = _absorb(exits, finished, out_denom, leaving, None, current_denom)
+        if not advancing:
+            break
+        chain.budget.charge(len(advancing) * STATEMENT_WORK, chain.pos)  # a round's own bookkeeping
+        after: dict = {}
+        ended: dict = {}
+        left: dict = {}
+        for weight, step in advancing:
+            scale = weight * (common // step.denom)
+            for key, w in step.states.items():
+                after[key] = after.get(key, 0) + w * scale
+            for key, w in step.finished.items():
+                ended[key] = ended.get(key, 0) + w * scale
+            for key, w in step.exits.items():
+                left[key] = left.get(key, 0) + w * scale
+        current_denom *= common
+        out_denom = _absorb(exits, finished, out_denom, left, ended, current_denom)
+        current = after
+        rounds += 1
+    return finished, exits, out_denom
+
+
+def _absorb(exits: dict, finished: dict, denom: int, new_exits: dict, new_finished: dict | None, new_denom: int) -> int:
+    """Add weights over ``new_denom`` into ``exits``/``finished`` (over ``denom``); the new common denominator."""
+    if not new_exits and not new_finished:
+        return denom
+    common = math.lcm(denom, new_denom)
+    if common != denom:
+        scale = common // denom
+        for target in (exits, finished):
+            for key in target:
+                target[key] *= scale
+    scale = common // new_denom
+    for target, new in ((exits, new_exits), (finished, new_finished or {})):
+        for key, w in new.items():
+            target[key] = target.get(key, 0) + w * scale
+    return common
+
+
+# ---- until the condition fails ----------------------------------------------------------
+
+
+def solve_until(chain: Chain, start: dict, denom: int, describe: Callable[[object], str]) -> tuple[dict, dict, int]:
+    """(outcomes, exits, denominator) of a loop run until its condition fails, exactly.
+
+    ``describe(state)`` names a state in the error for a loop that can never end.
+    The result is exact unless more than ``MAX_EXACT_CYCLE`` states cycle
+    among themselves: then a remainder of at most 2**-64 of their mass is dropped
+    and shows as truncated.
+    """
+    order = _components(chain, start)
+    mass: dict = {state: Fraction(weight, denom) for state, weight in start.items()}
+    finished: dict = {}
+    exits: dict = {}
+    zero = Fraction(0)
+    for component in order:
+        if len(component) == 1:
+            state = component[0]
+            incoming = mass.pop(state, zero)
+            if not incoming:
+                continue
+            step = chain.memo[state]
+            if not step.looping:
+                _add(exits, step.exits, incoming)
+                continue
+            stay = step.states.get(state, 0)
+            if stay == step.denom:
+                _never_ends(chain, describe, state)
+            share = incoming / (step.denom - stay)  # the geometric series over rounds that change nothing
+            _spread(step, share, mass, finished, exits, skip=state)
+            continue
+        _solve_cycle(chain, component, mass, finished, exits, describe)
+    return _to_weights(finished, exits)
+
+
+def _spread(step: Round, share: Fraction, mass: dict, finished: dict, exits: dict, skip=None) -> None:
+    for key, w in step.states.items():
+        if key != skip:
+            mass[key] = mass.get(key, 0) + share * w
+    _add(finished, step.finished, share)
+    _add(exits, step.exits, share)
+
+
+def _add(target: dict, weights: dict, share: Fraction) -> None:
+    for key, w in weights.items():
+        target[key] = target.get(key, 0) + share * w
+
+
+def _never_ends(chain: Chain, describe, state) -> None:
+    raise RuleViolation(chain.pos.diagnostic(
+        f"this `while` loop can never end: from {describe(state)} every round leads back to states where "
+        "its condition still holds; make the body change what the condition reads, or bound it with `limit N`"
+    ))
+
+
+def _components(chain: Chain, start: dict) -> list:
+    """Every state the loop reaches, as strongly connected components in dependency order (sources first).
+
+    Tarjan's algorithm without recursion; it emits components sinks first.
+    """
+    index: dict = {}
+    low: dict = {}
+    on_stack: set = set()
+    stack: list = []
+    emitted: list = []
+    counter = 0
+    for root in start:
+        if root in index:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(chain.round(root).states))]
+        while work:
+            state, successors = work[-1]
+            advanced = False
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = counter
+                    counter += 1
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(chain.round(successor).states)))
+                    advanced = True
+                    break
+                if successor in on_stack and index[successor] < low[state]:
+                    low[state] = index[successor]
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                if low[state] < low[parent]:
+                    low[parent] = low[state]
+            if low[state] == index[state]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == state:
+                        break
+                emitted.append(component)
+    emitted.reverse()
+    return emitted
+
+
+def _solve_cycle(chain: Chain, component: list, mass: dict, finished: dict, exits: dict, describe) -> None:
+    """States that can reach each other: the expected visits x solve x = m + x·P inside the component."""
+    inside = {state: number for number, state in enumerate(component)}
+    incoming = [mass.pop(state, 0) for state in component]
+    if not any(incoming):
+        return
+    steps = [chain.memo[state] for state in component]
+    closed = all(
+        step.looping and not step.finished and not step.exits and all(key in inside for key in step.states)
+        for step in steps
+    )
+    if closed:
+        _never_ends(chain, describe, component[0])
+    if len(component) <= MAX_EXACT_CYCLE:
+        visits = _linear_solve(chain, steps, inside, incoming)
+    else:
+        visits = _iterate_cycle(chain, steps, inside, incoming)
+    for state, step, x in zip(component, steps, visits):
+        if not x:
+            continue
+        share = x / step.denom
+        for key, w in step.states.items():
+            if key not in inside:
+                mass[key] = mass.get(key, 0) + share * w
+        _add(finished, step.finished, share)
+        _add(exits, step.exits, share)
+
+
+def _linear_solve(chain: Chain, steps: list, inside: dict, incoming: list) -> list:
+    """x (I - P) = m, by Gauss-Jordan elimination on exact fractions (the transposed system)."""
+    size = len(steps)
+    chain.budget.charge(size * size * size, chain.pos)
+    # row i of the transposed system: x_i - sum_j P[j][i] x_j = m_i
+    rows = [[Fraction(0)] * size + [Fraction(incoming[i])] for i in range(size)]
+    for i in range(size):
+        rows[i][i] += 1
+    for j, step in enumerate(steps):
+        for key, w in step.states.items():
+            i = inside.get(key)
+            if i is not None:
+                rows[i][j] -= Fraction(w, step.denom)
+    for column in range(size):
+        pivot = next(r for r in range(column, size) if rows[r][column])
+        rows[column], rows[pivot] = rows[pivot], rows[column]
+        head = rows[column]
+        inverse = 1 / head[column]
+        for c in range(column, size + 1):
+            head[c] *= inverse
+        for r in range(size):
+            if r != column and rows[r][column]:
+                factor = rows[r][column]
+                row = rows[r]
+                for c in range(column, size + 1):
+                    if head[c]:
+                        row[c] -= factor * head[c]
+    return [rows[i][size] for i in range(size)]
+
+
+def _iterate_cycle(chain: Chain, steps: list, inside: dict, incoming: list) -> list:
+    """Visits by pushing the mass round the cycle, sweep after sweep (each charged to the budget),
+    until what still cycles is at most 2**-64 of what came in; that remainder is dropped (truncated)."""
+    visits = [Fraction(0)] * len(steps)
+    pending = list(incoming)
+    negligible = sum(incoming) / 2**64
+    while sum(pending) > negligible:
+        chain.budget.charge(len(steps) * STATEMENT_WORK, chain.pos)
+        moved = [Fraction(0)] * len(steps)
+        for j, (step, amount) in enumerate(zip(steps, pending)):
+            if not amount:
+                continue
+            visits[j] += amount
+            share = amount / step.denom
+            for key, w in step.states.items():
+                i = inside.get(key)
+                if i is not None:
+                    moved[i] += share * w
+        pending = moved
+    return visits
+
+
+def _to_weights(finished: dict, exits: dict) -> tuple[dict, dict, int]:
+    """Fraction masses as integer weights over their least common denominator."""
+    common = 1
+    for target in (finished, exits):
+        for value in target.values():
+            if common % value.denominator:
+                common = math.lcm(common, value.denominator)
+    def weights(target):
+        return {key: value.numerator * (common // value.denominator) for key, value in target.items() if value}
+    return weights(finished), weights(exits), common
