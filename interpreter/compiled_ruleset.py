@@ -26,7 +26,7 @@ from .ruleset import Ruleset
 class CompiledRuleset:
     """A ruleset ready to run: ``model``, ``compiled`` (checked procedures) and their generated code."""
 
-    __slots__ = ("model", "compiled", "name", "_code", "_illustrative", "_plans", "_lock")
+    __slots__ = ("model", "compiled", "name", "_code", "_illustrative", "_plans", "_lock", "exact_results")
 
     def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure]):
         object.__setattr__(self, "model", model)
@@ -36,6 +36,10 @@ class CompiledRuleset:
         object.__setattr__(self, "_illustrative", {})
         object.__setattr__(self, "_plans", {})
         object.__setattr__(self, "_lock", threading.Lock())
+        # The exact outcomes of procedures resolved inside others, kept from one call to the next
+        # (runtime.Run.call_exact): a battle's round is the same in every battle.  Keyed by the
+        # procedure, its inputs, the choices and the limits; bounded by max_memo_entries.
+        object.__setattr__(self, "exact_results", {})
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}: a compiled ruleset is immutable")

@@ -142,13 +142,20 @@ class Run:
     # ---- procedures -----------------------------------------------------------------
 
     def call_exact(self, name: str, given: dict, pos, depth: int) -> tuple[tuple, int]:
-        """((outcome, weight), ...) of a resolved procedure over its denominator, remembered per inputs."""
+        """((outcome, weight), ...) of a resolved procedure over its denominator, remembered per inputs.
+
+        Remembered for the ruleset, from one API call to the next (the same
+        procedure with the same inputs, choices and limits gives the same
+        outcomes): the 100 battles of a sweep share their rounds.
+        """
         program = self.ruleset.program(name)
         inputs = callee_inputs(program.procedure, given, self.choices, pos)
-        key = (name, tuple(sorted(inputs.items())))
+        key = (name, tuple(sorted(inputs.items())), tuple(sorted(self.choices.items())), self.limits)
         memo = self.call_memo
         if memo is None:
-            memo = self.call_memo = {}
+            memo = self.call_memo = getattr(self.ruleset, "exact_results", None)
+            if memo is None:
+                memo = self.call_memo = {}
         found = memo.get(key)
         if found is None:
             weights, denom = program.run_exact(self, inputs, depth)
