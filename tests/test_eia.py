@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parent.parent
 RULESET_PATH = ROOT / "rulesdata" / "eia.yaml"
 SEED_PATH = ROOT.parent / "shared" / "seeds" / "003_a80b138c53982d4a.txt"
 
-SIX20 = 6**20  # the initiative re-roll bound (reroll_limit = 20) leaves (1/6)^20 tied
 NEVER = {"attacker_retreats": "never", "defender_retreats": "never"}  # neither player retreats
 
 
@@ -395,21 +394,19 @@ def test_protector_must_be_attacked_unless_out_maneuvered(eia):
 # ---- initiative and the end of a round -------------------------------------------------------
 
 
-def test_initiative_reroll_truncation(eia):
-    # Equal ratings: each contest is won by a with 15/36, tied with 6/36; the
-    # tie is rolled again at most 20 times.  P(a) = 15/36 * (1 - (1/6)^20) /
-    # (1 - 1/6) = (1 - 6^-20) / 2; truncated = (1/6)^20 < 1e-12.
+def test_initiative_reroll_until_untied(eia):
+    # Equal ratings: each contest is won by a with 15/36, tied with 6/36; a tie
+    # is rolled again until it is not: P(a) = (15/36) / (1 - 6/36) = 1/2, exactly.
     dist = odds(eia, "initiative", {"attacker_columns": 2, "defender_columns": 2})
-    assert dist.probability("initiative", side="attacker") == Fraction(SIX20 - 1, 2 * SIX20)
-    assert dist.probability("initiative", side="defender") == Fraction(SIX20 - 1, 2 * SIX20)
-    assert dist.truncated == Fraction(1, SIX20)
-    assert dist.truncated < Fraction(1, 10**12)
+    assert dist.probability("initiative", side="attacker") == Fraction(1, 2)
+    assert dist.probability("initiative", side="defender") == Fraction(1, 2)
+    assert dist.truncated == 0
     assert total(dist) == 1
     # a rated 1 higher: per contest a 21/36, b 10/36, tie 5/36.
-    # P(a) = 21/31 * (1 - (5/36)^20); truncated = (5/36)^20.
+    # P(a) = (21/36) / (1 - 5/36) = 21/31.
     dist = odds(eia, "initiative", {"attacker_columns": 1, "defender_columns": 1, "attacker_maneuver": 1})
-    assert dist.probability("initiative", side="attacker") == Fraction(21, 31) * (1 - Fraction(5, 36) ** 20)
-    assert dist.truncated == Fraction(5, 36) ** 20
+    assert dist.probability("initiative", side="attacker") == Fraction(21, 31)
+    assert dist.truncated == 0
     assert total(dist) == 1
     # More columns: no roll, nothing truncated.
     dist = odds(eia, "initiative", {"attacker_columns": 3, "defender_columns": 2})
@@ -511,10 +508,10 @@ def test_trivial_combat_by_hand(eia):
     # b (T) attacks first: q, or both fit (5/9) and W attacks back (q), or W fit
     # and T damaged (5/12*5/36 + 5/12*1/6 + 1/6*5/36 = 65/432) and W attacks
     # the helpless T: sunk 1/6.  469/1944 + 65/2592 = 2071/7776.
-    # Initiative: (1 - 6^-20)/2 each, so P(T sunk) = (1 - 6^-20) * 3947/15552.
+    # Initiative: 1/2 each, so P(T sunk) = (469/1944 + 2071/7776) / 2 = 3947/15552.
     dist = odds(eia, "trivial_combat", {"attacker": ships("warship"), "defender": ships("trade")})
-    assert dist.probability("trivial_combat_over", defender_sunk=1) == (1 - Fraction(1, SIX20)) * Fraction(3947, 15552)
-    assert dist.truncated == Fraction(1, SIX20)
+    assert dist.probability("trivial_combat_over", defender_sunk=1) == Fraction(3947, 15552)
+    assert dist.truncated == 0
     assert total(dist) == 1
 
 
@@ -522,7 +519,7 @@ def test_trivial_combat_second_column_choice(eia):
     # If the second column holds, T is sunk only in the first exchange (q =
     # 67/432 either way).
     dist = odds(eia, "trivial_combat", {"attacker": ships("warship"), "defender": ships("trade")}, choices={"second_column_action": "hold"})
-    assert dist.probability("trivial_combat_over", defender_sunk=1) == (1 - Fraction(1, SIX20)) * Fraction(67, 432)
+    assert dist.probability("trivial_combat_over", defender_sunk=1) == Fraction(67, 432)
 
 
 def test_trivial_combat_ignores_leader_values_and_orders_by_value(eia):
@@ -841,15 +838,15 @@ def test_one_ship_a_side_battle_by_hand(eia):
     # (4/9) and the defender attacks back (31/216 again): 31/216 * 13/9 = 403/1944.
     # Defender's column first: 403/1944 likewise, plus the defender damaged but the attacker
     # fit (5/12*1/9 + 5/12*1/6 + 1/6*1/9 = 29/216), attacked again by the attacker: 1/6 sinks it.
-    # 403/1944 + 29/1296 = 893/3888.  Each column first with (1 - 6^-20)/2:
-    # P(defender sunk) = (1 - 6^-20) * (806 + 893)/7776 = (1 - 6^-20) * 1699/7776.
+    # 403/1944 + 29/1296 = 893/3888.  Each column first with 1/2 (the initiative's tie rolled
+    # again until it is not): P(defender sunk) = (806 + 893)/7776 = 1699/7776.
     # Captured: only a damaged ship attacked by a fit one, damaged again (1/6): 29/1296 when the
-    # defender is first, so (1 - 6^-20) * 29/2592; the attacker likewise by symmetry.
+    # defender is first, so 29/2592; the attacker likewise by symmetry.
     inputs = yaml.safe_load((SITUATIONS / "one_a_side.yaml").read_text(encoding="utf-8"))
     inputs = {name: inputs[name] for name in ("attacker", "defender")}
     dist = odds(eia, "battle", inputs)
-    kept = 1 - Fraction(1, SIX20)
-    assert dist.truncated == Fraction(1, SIX20)
+    kept = 1  # nothing truncated: every loop runs to its end
+    assert dist.truncated == 0
     assert dist.probability("battle_over", defender_sunk=1) == kept * Fraction(1699, 7776)
     assert dist.probability("battle_over", attacker_sunk=1) == kept * Fraction(1699, 7776)
     assert dist.probability("battle_over", defender_captured=1) == kept * Fraction(29, 2592)
