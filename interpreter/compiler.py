@@ -141,9 +141,13 @@ class ProcedureCode:
     def outcome(self, key: Any) -> OutcomeValue:
         """The outcome an outcome key stands for: the number of its name and field names, then its field values."""
         found = self._outcomes.get(key)
-        if found is None:
-            found = self._entry(key)
-        return found[0]
+        if found is not None:
+            return found[0]
+        # a resolved procedure's outcomes need no text to order them by: made without it
+        if type(key) is int:
+            return OutcomeValue(self.sites[key][0], ())
+        name, names = self.sites[key[0]]
+        return OutcomeValue(name, tuple(zip(names, key[1:])))
 
     def _entry(self, key: Any) -> tuple:
         """(outcome, name, its fields as text): what ordering needs, made once per key (up to a bound)."""

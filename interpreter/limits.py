@@ -22,6 +22,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import WartableError
+from .values import OutcomeValue, Record
 
 
 # Units of work one statement costs for one state: about what it costs in time
@@ -170,16 +171,16 @@ def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
 
     Iterative, and it stops as soon as either count passes its limit, so a
     value built by repeating a repeated list costs no more than the limit to
-    measure.  Records know their own size (see values.Record).
+    measure.  Records know their own size (see values.Record), so a list of
+    records costs one step a record.
     """
-    from .values import OutcomeValue, Record
-
     items = 0
     depth = 0
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         current, level = stack.pop()
-        if type(current) is tuple:
+        kind = type(current)
+        if kind is tuple:
             items += len(current)
             level += 1
             if level > depth:
@@ -187,17 +188,26 @@ def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
             if items > max_items or depth > max_depth:
                 return items, depth
             for item in current:
-                if type(item) is tuple or isinstance(item, (Record, OutcomeValue)):
+                kind = type(item)
+                if kind is tuple or kind is OutcomeValue:
                     stack.append((item, level))
-        elif isinstance(current, Record):
-            items += current.size
-            if level + current.depth > depth:
-                depth = level + current.depth
+                elif kind is Record:
+                    size, inner = item._measured()
+                    items += size
+                    if level + inner > depth:
+                        depth = level + inner
             if items > max_items or depth > max_depth:
                 return items, depth
-        elif isinstance(current, OutcomeValue):
+        elif kind is Record:
+            size, inner = current._measured()
+            items += size
+            if level + inner > depth:
+                depth = level + inner
+            if items > max_items or depth > max_depth:
+                return items, depth
+        elif kind is OutcomeValue:
             items += len(current.fields)
             for _, item in current.fields:
-                if type(item) is tuple or isinstance(item, (Record, OutcomeValue)):
+                if type(item) in (tuple, Record, OutcomeValue):
                     stack.append((item, level))
     return items, depth
