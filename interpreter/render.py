@@ -286,7 +286,11 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
         probability = mean["probability"]
         exact = isinstance(probability, str)
         if (exact and probability != "1/1") or (not exact and probability < 1):
-            shown.append(f"(when present: {_short_fraction(probability) if exact else f'{probability * 100:.2f}%'})")
+            if exact and digits is None and len(probability) <= 24:
+                present = _short_fraction(probability)
+            else:  # a decimal when asked for, or when the exact fraction is too long to read
+                present = f"{float(Fraction(probability)) * 100 if exact else probability * 100:.{max(digits - 2, 2) if digits is not None else 2}f}%"
+            shown.append(f"(when present: {present})")
         rows.append([f"mean {name}"] + shown)
     return ["means:"] + [indent + line for line in _align(rows)]
 
