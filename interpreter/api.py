@@ -19,7 +19,7 @@ import itertools
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from . import ir
 from .compiled_ruleset import CompiledRuleset, input_plan
@@ -436,13 +436,15 @@ def odds_by_choice(
     choices: Mapping[str, str] | None = None,
     max_combinations: int = 64,
     limits: Limits | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> list[tuple[dict[str, str], Distribution]]:
     """One distribution per combination of the choices left open (fixed ones stay fixed).
 
     All combinations share one budget: the work and time limits hold for the whole call.
+    ``progress(work)`` is called now and then with the units of work spent so far.
     """
     _, _, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
-    budget = Budget(limits)
+    budget = Budget(limits, on_clock=progress)
     fixed = dict(choices or {})
     open_choices = [c for c in reachable_choices(ruleset, procedure) if c.name not in fixed]
     combinations = 1

@@ -19,7 +19,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 from .errors import RulesetError, Source, UsageError, WartableError
 
@@ -454,6 +454,22 @@ def _run(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     return 0
 
 
+def _work_progress(stderr: TextIO) -> Callable[[int], None]:
+    """A progress line for exact odds (whose total work is unknown): time and work so far, twice a second."""
+    import time
+
+    start = time.monotonic()
+    shown = [start]
+
+    def progress(work: int) -> None:
+        now = time.monotonic()
+        if now - shown[0] >= 0.5:
+            shown[0] = now
+            print(f"\rexact odds: {now - start:5.1f} s, {work:,} units of work (Ctrl-C stops)", end="", file=stderr, flush=True)
+
+    return progress
+
+
 def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, stderr: TextIO, limits, by, digits) -> int:
     from . import results
     from .api import monte_carlo
@@ -488,7 +504,10 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     digits = _parse_digits(args.digits, command_line)
     if args.what_if:
         return _what_if(ruleset, args, inputs, choices, command_line, stdout)
-    found = odds_by_choice(ruleset, args.procedure, inputs, choices=choices, limits=_limits(args, command_line))
+    found = odds_by_choice(ruleset, args.procedure, inputs, choices=choices, limits=_limits(args, command_line),
+                           progress=_work_progress(stderr) if stderr.isatty() else None)
+    if stderr.isatty():
+        print("\r" + " " * 60 + "\r", end="", file=stderr, flush=True)
     open_names = [name for name in found[0][0] if name not in choices] if len(found) > 1 else []
     if args.json:
         # The top-level distribution follows the choices given (defaults for the rest);

@@ -109,15 +109,16 @@ def breach(pos, limit: str, message: str) -> LimitExceeded:
 class Budget:
     """One run's spending against :class:`Limits`: work, states, time, value sizes."""
 
-    __slots__ = ("limits", "work", "deadline", "play_start", "_next_clock_check", "_max_work", "_charges")
+    __slots__ = ("limits", "work", "deadline", "play_start", "_next_clock_check", "_max_work", "_charges", "on_clock")
 
     # Look at the clock every CLOCK_EVERY units of work, or every CLOCK_CALLS charges
     # (a unit of work is not always cheap: it may hash a long list).
     CLOCK_EVERY = 20_000
     CLOCK_CALLS = 64
 
-    def __init__(self, limits: Limits):
+    def __init__(self, limits: Limits, on_clock=None):
         self.limits = limits
+        self.on_clock = on_clock  # called with the work spent each time the clock is read (a progress line)
         self.work = 0  # never reset: the clock is read every CLOCK_EVERY units
         self.play_start = 0  # work spent before the current play (each Monte Carlo play gets the budget; compiled trials set it)
         self.deadline = time.monotonic() + limits.timeout if limits.timeout is not None else None
@@ -141,6 +142,8 @@ class Budget:
             self.check_clock(pos)
 
     def check_clock(self, pos) -> None:
+        if self.on_clock is not None:
+            self.on_clock(self.work)
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise breach(pos, "timeout", f"stopped after {self.limits.timeout:g} seconds")
 

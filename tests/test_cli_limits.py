@@ -106,6 +106,42 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
     assert err.strip() == "wartable: interrupted"
 
 
+def test_exact_odds_show_progress_on_a_terminal_and_stop_at_the_timeout(tmp_path):
+    # stderr a pseudo-terminal: a progress line every half second, then the timeout's message.
+    import os
+    import pty
+
+    script = installed_wartable()
+    command = [str(script)] + MINEFIELD + ["--set", "mines=100000", "--max-work", "0", "--timeout", "1.5"]
+    master, slave = pty.openpty()
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    err = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            err += chunk
+        process.wait(timeout=60)
+    finally:
+        process.kill()
+        os.close(master)
+    text = err.decode()
+    assert process.returncode == 1, text
+    assert "\rexact odds:" in text and "units of work (Ctrl-C stops)" in text
+    assert "stopped after 1.5 seconds (timeout" in text
+    assert "Traceback" not in text
+
+
+def test_exact_odds_show_no_progress_when_not_on_a_terminal():
+    code, out, err = run(MINEFIELD + ["--set", "mines=3"])
+    assert code == 0 and "exact odds:" not in err
+
+
 def test_a_base_outside_the_folder_needs_base_path(tmp_path):
     (tmp_path / "base").mkdir()
     (tmp_path / "variant").mkdir()
