@@ -121,6 +121,16 @@ def _repeat(rt, pos, item, times):
     return rt.budget.check_value((item,) * times, pos)
 
 
+def _keep(name: str, descending: bool) -> Callable:
+    def run(rt, pos, items, k):
+        if k < 0:
+            raise RuleViolation(pos.diagnostic(f"{name}() keeps 0 or more items, not {k}"))
+        rt.budget.charge(len(items), pos)
+        return tuple(sorted(items, reverse=descending)[:k])
+
+    return run
+
+
 def _with_field(rt, pos, record, field_name, value):
     if not isinstance(record, Record) or not record.has(field_name):
         raise RuleViolation(pos.diagnostic(f"{show(record)} has no field '{field_name}'"))
@@ -185,7 +195,7 @@ def _rule_two_numbers(checker, site: CallSite) -> Type:
     return INT if name == "ceil_div" else RATIO
 
 
-def _rule_dice(checker, site: CallSite) -> Type:  # pragma: no cover - the checker hoists dice() before type rules run
+def _rule_dice(checker, site: CallSite) -> Type:  # pragma: no cover - the checker hoists rolls before type rules run
     return INT
 
 
@@ -216,6 +226,17 @@ def _rule_new_value(checker, site: CallSite) -> Type:
     elif item_type is not None:
         values[-1] = checker.guard(sources[-1], item_type, (element,), f"an item of a {list_type.describe()}", values[-1])
     return list_type if isinstance(list_type, ListType) else ListType(ANY)
+
+
+def _rule_keep(checker, site: CallSite) -> Type:
+    """highest(list, k), lowest(list, k): a list of numbers and how many to keep."""
+    name = site.expr.function
+    if len(site.types) != 2:
+        checker.error(site.expr.pos, f"{FUNCTIONS[name].usage} takes a list of numbers and a count")
+        return ListType(INT)
+    site.values[0] = checker.expect_list_of(site.sources[0], site.types[0], INT, name, site.values[0])
+    site.values[1] = checker.expect(site.sources[1], site.types[1], INT, f"the count of {name}()", site.values[1])
+    return ListType(INT)
 
 
 def _rule_with_field(checker, site: CallSite) -> Type:
@@ -253,6 +274,10 @@ FUNCTIONS: dict[str, Function] = {
         Function("all", "all(list)", (1, 1), False, _rule_all_any, lambda rt, pos, items: all(items), lambda arguments: "all({0})"),
         Function("any", "any(list)", (1, 1), False, _rule_all_any, lambda rt, pos, items: any(items), lambda arguments: "any({0})"),
         Function("dice", "dice(count, faces)", (2, 2), True, _rule_dice, None),
+        Function("pool", "pool(count, faces)", (2, 2), True, _rule_dice, None),
+        Function("successes", "successes(count, faces, counted_faces)", (3, 3), True, _rule_dice, None),
+        Function("highest", "highest(list, k)", (2, 2), False, _rule_keep, _keep("highest", True)),
+        Function("lowest", "lowest(list, k)", (2, 2), False, _rule_keep, _keep("lowest", False)),
         Function("ceil_div", "ceil_div(a, b)", (2, 2), False, _rule_two_numbers, _ceil_div),
         Function("ratio", "ratio(attack, defense)", (2, 2), False, _rule_two_numbers, _ratio),
         Function("append", "append(list, item)", (2, 2), False, _rule_new_value, _append),

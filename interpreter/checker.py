@@ -497,18 +497,23 @@ class Checker:
     def _expr_Dice(self, expr, scope, context):
         return self._roll(expr.pos, expr.count, expr.sides, expr.text, scope, context)
 
-    def _roll(self, pos, count, sides, text, scope, context):
+    def _roll(self, pos, count, sides, text, scope, context, kind="sum", faces=None):
+        result = ListType(INT) if kind == "pool" else INT
         if context.hoist is None:
             self.error(pos, f"dice cannot be rolled here: {context.no_dice_reason}{context.where}")
-            return ir.Const(pos, 0), INT
+            return ir.Const(pos, () if kind == "pool" else 0), result
         inner = _Context(None, "the number and size of dice cannot themselves be rolled", context.where)
         count_ir, count_type = self._expr(count, scope, inner)
         sides_ir, sides_type = self._expr(sides, scope, inner)
         count_ir = self.expect(count, count_type, INT, "the number of dice", count_ir)
         sides_ir = self.expect(sides, sides_type, INT, "the number of faces", sides_ir)
+        faces_ir = None
+        if faces is not None:
+            faces_ir, faces_type = self._expr(faces, scope, inner)
+            faces_ir = self.expect_list_of(faces, faces_type, INT, text, faces_ir)
         slot = self._alloc(scope)
-        context.hoist.append(ir.Roll(pos, slot, count_ir, sides_ir, text))
-        return ir.Local(pos, text, slot), INT
+        context.hoist.append(ir.Roll(pos, slot, count_ir, sides_ir, text, kind, faces_ir))
+        return ir.Local(pos, text, slot), result
 
     def _expr_Call(self, expr, scope, context):
         name = expr.function
@@ -526,10 +531,13 @@ class Checker:
             if arg.name is not None:
                 self.error(arg.pos, f"{name}() takes no named arguments{context.where}")
         if function.rolls:
-            if len(expr.args) != 2:
-                self.error(expr.pos, f"{function.usage} takes two arguments")
-                return _invalid(expr), INT
-            return self._roll(expr.pos, expr.args[0].value, expr.args[1].value, "dice", scope, context)
+            arity = function.arity[0]
+            if len(expr.args) != arity:
+                self.error(expr.pos, f"{function.usage} takes {'two' if arity == 2 else 'three'} arguments")
+                return _invalid(expr), ListType(INT) if name == "pool" else INT
+            kind = {"dice": "sum", "pool": "pool", "successes": "successes"}[name]
+            faces = expr.args[2].value if kind == "successes" else None
+            return self._roll(expr.pos, expr.args[0].value, expr.args[1].value, name, scope, context, kind, faces)
         args = [self._expr(arg.value, scope, context) for arg in expr.args]
         site = CallSite(expr, [arg.value for arg in expr.args], [value for value, _ in args], [t for _, t in args])
         result = function.type_rule(self, site)

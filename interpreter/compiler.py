@@ -84,7 +84,7 @@ _new_object = object.__new__
 _ORDER = __import__("operator").itemgetter(0, 1, 2)
 
 # The only built-ins generated code may use.
-_ALLOWED_BUILTINS = ("len", "int", "min", "max", "abs", "all", "any", "tuple", "range", "type", "enumerate", "sum")
+_ALLOWED_BUILTINS = ("len", "int", "min", "max", "abs", "all", "any", "tuple", "range", "type", "enumerate", "sum", "sorted")
 
 
 class ProcedureCode:
@@ -367,7 +367,7 @@ class _Facts:
             for slot in _direct_writes(s):
                 writes[slot] = writes.get(slot, 0) + 1
         for s in statements:
-            if type(s) is ir.Roll and type(s.count) is ir.Const and type(s.sides) is ir.Const and writes.get(s.slot) == 1:
+            if type(s) is ir.Roll and s.kind == "sum" and type(s.count) is ir.Const and type(s.sides) is ir.Const and writes.get(s.slot) == 1:
                 count, sides = s.count.value, s.sides.value
                 if type(count) is int and type(sides) is int and count >= 0 and sides >= 1:
                     self.ranges[s.slot] = (count, count * sides)
@@ -407,7 +407,7 @@ class _Facts:
         if kind is ir.Assign:
             return (out - {s.slot}) | self.uses(s.value)
         if kind is ir.Roll:
-            return (out - {s.slot}) | self.uses(s.count) | self.uses(s.sides)
+            return (out - {s.slot}) | self.uses(s.count) | self.uses(s.sides) | self.uses(s.faces)
         if kind is ir.CallProcedure:
             used = frozenset().union(*(self.uses(value) for _, value in s.args)) if s.args else frozenset()
             return (out - {s.slot}) | used
@@ -464,7 +464,7 @@ def _direct_writes(statement) -> tuple[int, ...]:
 
 def _small_literal_roll(statement) -> bool:
     """A roll of literal dice small enough to count when the ruleset loads (its faces become a constant)."""
-    if type(statement.count) is not ir.Const or type(statement.sides) is not ir.Const:
+    if statement.kind != "sum" or type(statement.count) is not ir.Const or type(statement.sides) is not ir.Const:
         return False
     count, sides = statement.count.value, statement.sides.value
     return type(count) is int and type(sides) is int and 0 <= count <= 100 and 1 <= sides <= 1000 and count * (sides - 1) + 1 <= 1000
@@ -1391,7 +1391,11 @@ class _ProcedureCompiler:
         if unpack:
             f.line(unpack)
         expressions = _Expressions(self, f)
-        if type(statement) is ir.Roll:
+        if type(statement) is ir.Roll and statement.kind == "pool":
+            f.line(f"vals, T = rt.pool({expressions(statement.count)}, {expressions(statement.sides)}, {pos})")
+        elif type(statement) is ir.Roll and statement.kind == "successes":
+            f.line(f"vals, T = rt.successes({expressions(statement.count)}, {expressions(statement.sides)}, {expressions(statement.faces)}, {pos})")
+        elif type(statement) is ir.Roll:
             f.line(f"vals, T = rt.dice({expressions(statement.count)}, {expressions(statement.sides)}, {pos})")
         else:
             given = "{" + ", ".join(f"{name!r}: {expressions(value)}" for name, value in statement.args) + "}"
@@ -1637,6 +1641,21 @@ class _PlayWriter:
         f, e = self.f, self.expressions
         pos = self.c.pos(s)
         target = f"v{s.slot}"
+        if s.kind != "sum":  # a pool or successes: every die drawn in turn, as the evaluator draws them
+            count, sides = f.temp("n"), f.temp("s")
+            f.line(f"{count} = {e(s.count)}")
+            f.line(f"{sides} = {e(s.sides)}")
+            f.line(f"rt.check_dice({count}, {sides}, {pos}, False)")
+            draw = f"int(r() * {sides}) + 1" if self.roll == "r" else f"R({sides})"
+            if s.kind == "pool":
+                f.line(f"{target} = tuple_(sorted([{draw} for _ in range({count})], reverse=True))")
+            else:
+                counted = f.temp("c")
+                f.line(f"{counted} = rt.counted_faces({e(s.faces)}, {sides}, {pos})")
+                f.line(f"{target} = 0")
+                f.line(f"for _ in range({count}):")
+                f.line(f"    if {draw} in {counted}: {target} += 1")
+            return
         static = type(s.count) is ir.Const and type(s.sides) is ir.Const and type(s.count.value) is int and type(s.sides.value) is int
         if static and 0 <= s.count.value <= 4 and s.sides.value >= 1:
             count, sides = s.count.value, s.sides.value

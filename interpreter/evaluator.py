@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import ast, chains, ir
+from . import ast, chains, ir, pools
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
 from .limits import STATEMENT_WORK, Budget, Limits, LimitExceeded, breach
@@ -237,27 +237,55 @@ class Executor:
 
     def _roll(self, statement: ir.Roll, dist: Dist, frame: _Frame) -> Dist:
         per_state = []
+        kind = statement.kind
         for env, weight in dist.weights.items():
             count = self.eval(statement.count, env, frame)
             sides = self.eval(statement.sides, env, frame)
             self._check_dice(statement, count, sides)
+            counted = pools.counted_faces(self.eval(statement.faces, env, frame), sides, statement.pos) if kind == "successes" else None
             if self.exact:
-                per_state.append((env, weight, self._dice_distribution(count, sides, statement.pos), sides**count))
+                per_state.append((env, weight, self._roll_distribution(kind, count, sides, counted, statement.pos), sides**count))
+                continue
+            faces = [self.dice.roll(sides) for _ in range(count)]
+            if kind == "pool":
+                value = tuple(sorted(faces, reverse=True))
+                label = f"pool({count}, {sides})"
+                shown = ", ".join(map(str, faces)) + f" -> {show(value)}"
+            elif kind == "successes":
+                value = sum(1 for face in faces if face in counted)
+                label = f"{count}d{sides} counting {', '.join(map(str, sorted(counted))) or 'no face'}"
+                shown = ", ".join(map(str, faces)) + f" -> {value} success{'' if value == 1 else 'es'}"
             else:
-                faces = [self.dice.roll(sides) for _ in range(count)]
-                total = sum(faces)
-                shown = " + ".join(map(str, faces)) + (f" = {total}" if count > 1 else "")
+                value = sum(faces)
                 label = statement.text if statement.text != "dice" else f"{count}d{sides}"
-                self.note(frame, "roll", f"roll {label}: {shown}", statement.pos, dice=label, faces=faces, total=total)
-                per_state.append((env, weight, {total: 1}, 1))
+                shown = " + ".join(map(str, faces)) + (f" = {value}" if count > 1 else "")
+            if kind == "sum":
+                self.note(frame, "roll", f"roll {label}: {shown}", statement.pos, dice=label, faces=faces, total=value)
+            else:  # the pool or the count of successes, not a total
+                self.note(frame, "roll", f"roll {label}: {shown}", statement.pos, dice=label, faces=faces, value=value)
+            per_state.append((env, weight, {value: 1}, 1))
         return self._spread(dist, statement.slot, per_state, statement.pos)
+
+    def _roll_distribution(self, kind: str, count: int, sides: int, counted, pos) -> dict:
+        if kind == "sum":
+            return self._dice_distribution(count, sides, pos)
+        if kind == "pool":
+            key = ("pool", count, sides)
+            found = self._dice_memo.get(key)
+            if found is None:
+                pools.check_pool(count, sides, pos, self.limits)
+                self.budget.charge(pools.pool_work(count, sides), pos)
+                found = self._dice_memo[key] = pools.pool_distribution(count, sides)
+            return found
+        self.budget.charge(count + 1, pos)
+        return pools.successes_distribution(count, sides, len(counted))
 
     def _check_dice(self, statement: ir.Roll, count: Any, sides: Any) -> None:
         if not isinstance(count, int) or count < 0 or count > self.limits.max_dice_per_roll:
             raise breach(statement.pos, "max_dice_per_roll", f"cannot roll {count} dice (0 to {self.limits.max_dice_per_roll})")
         if not isinstance(sides, int) or sides < 1 or sides > self.limits.max_faces:
             raise breach(statement.pos, "max_faces", f"a die must have 1 to {self.limits.max_faces} faces, not {sides}")
-        if self.exact and count * (sides - 1) + 1 > self.limits.max_roll_totals:
+        if self.exact and statement.kind == "sum" and count * (sides - 1) + 1 > self.limits.max_roll_totals:
             raise breach(statement.pos, "max_roll_totals", f"{count}d{sides} has {count * (sides - 1) + 1:,} totals, more than exact odds follow")
 
     def _dice_distribution(self, count: int, sides: int, pos) -> dict[int, int]:

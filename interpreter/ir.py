@@ -189,13 +189,21 @@ class Assign(NamedTuple):
 
 
 class Roll(NamedTuple):
-    """Roll ``count`` dice of ``sides`` faces into a hidden slot."""
+    """Roll ``count`` dice of ``sides`` faces into a hidden slot.
+
+    ``kind`` says what the slot receives: "sum" the total (``2d6``,
+    ``dice(n, s)``); "pool" the faces, highest first (``pool(n, s)``);
+    "successes" how many dice show a face in the list ``faces``
+    (``successes(n, s, faces)``).
+    """
 
     pos: Pos
     slot: int
     count: Expr
     sides: Expr
     text: str
+    kind: str = "sum"
+    faces: Expr | None = None  # successes: the faces that count
 
 
 class CallProcedure(NamedTuple):
@@ -337,7 +345,7 @@ def statement_expressions(statement: Any) -> tuple:
     if kind is Assign:
         return (statement.value,)
     if kind is Roll:
-        return (statement.count, statement.sides)
+        return (statement.count, statement.sides) if statement.faces is None else (statement.count, statement.sides, statement.faces)
     if kind is CallProcedure:
         return tuple(value for _, value in statement.args)
     if kind is If:

@@ -14,7 +14,7 @@ import math
 from fractions import Fraction
 from typing import Any, Callable
 
-from . import chains
+from . import chains, pools
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
 from .limits import STATEMENT_WORK, Budget, LimitExceeded, Limits, breach
@@ -138,6 +138,30 @@ class Run:
             self.budget.charge(dice_work(count, sides), pos)
             found = memo[key] = (tuple(dice_distribution(count, sides).items()), sides**count)
         return found
+
+    def pool(self, count: Any, sides: Any, pos) -> tuple[tuple, int]:
+        """((faces highest first, ways), ...) of ``count`` dice of ``sides`` faces, and sides ** count."""
+        self.check_dice(count, sides, pos, False)
+        key = ("pool", count, sides)
+        memo = self.dice_memo
+        if memo is None:
+            memo = self.dice_memo = {}
+        found = memo.get(key)
+        if found is None:
+            pools.check_pool(count, sides, pos, self.limits)
+            self.budget.charge(pools.pool_work(count, sides), pos)
+            found = memo[key] = (tuple(pools.pool_distribution(count, sides).items()), sides**count)
+        return found
+
+    def successes(self, count: Any, sides: Any, faces: tuple, pos) -> tuple[tuple, int]:
+        """((successes, ways), ...) of ``count`` dice of ``sides`` faces counting ``faces``, and sides ** count."""
+        self.check_dice(count, sides, pos, False)
+        counted = pools.counted_faces(faces, sides, pos)
+        self.budget.charge(count + 1, pos)
+        return tuple(pools.successes_distribution(count, sides, len(counted)).items()), sides**count
+
+    def counted_faces(self, faces: tuple, sides: int, pos) -> frozenset:
+        return pools.counted_faces(faces, sides, pos)
 
     # ---- procedures -----------------------------------------------------------------
 

@@ -197,7 +197,8 @@ def _typed(draw, kind: str, depth: int, ints: list[str]) -> str:
     ][form]()
 
 
-ROLLS = ["1d6", "2d6", "d3", "1d2", "dice(2, 3)", "0d6", "dice(min(max(n, 0), 3), 2)"]
+ROLLS = ["1d6", "2d6", "d3", "1d2", "dice(2, 3)", "0d6", "dice(min(max(n, 0), 3), 2)",
+         "successes(3, 4, [1, 4])", "sum(highest(pool(3, 3), 2))", "count(pool(min(max(n, 0), 2), 3))", "successes(2, 2, xs)"]
 
 
 @st.composite
