@@ -320,7 +320,7 @@ class Builder:
             spec, path = spec["of"], path + ("of",)
         element = self._element_type(spec, doc, path)
         for outer in reversed(list_specs):
-            element = ListType(element, outer.get("max_items"))
+            element = ListType(element, outer.get("max_items"), outer.get("order", "ordered") == "ordered")
         return element
 
     def _element_type(self, spec: Any, doc: LoadedYaml, path: tuple) -> Type:

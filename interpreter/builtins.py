@@ -26,7 +26,8 @@ from typing import Any, Callable, NamedTuple
 from .ast import StrLit
 from .errors import RuleViolation
 from .limits import breach, measure
-from .values import ANY, BOOL, INT, RATIO, ListType, Record, RecordType, Type, base_kind, compatible, show
+from .ir import Canonical
+from .values import ANY, BOOL, INT, RATIO, ListType, Record, RecordType, Type, base_kind, compatible, is_order_free, show
 
 
 class Function(NamedTuple):
@@ -253,6 +254,8 @@ def _rule_with_field(checker, site: CallSite) -> Type:
             checker.error(sources[2].pos, f"field '{sources[1].value}' holds {field_type.describe()}, not {types[2].describe()}")
         else:
             values[2] = checker.guard(sources[2], types[2], (field_type,), f"field '{sources[1].value}'", values[2])
+            if is_order_free(field_type) and type(values[2]) is not Canonical:
+                values[2] = Canonical(values[2].pos, values[2])  # an order-free field keeps its items in order
     elif base_kind(record_type) != "any":
         checker.error(sources[0].pos, f"with_field needs a record, not {record_type.describe()}")
     return record_type

@@ -34,6 +34,7 @@ from .values import (
     Type,
     base_kind,
     compatible,
+    is_order_free,
     join,
     type_of_value,
     unknown_within,
@@ -210,6 +211,20 @@ class Checker:
                 ended_by = statement
         return ir.Block(block.pos, tuple(statements), tuple(scope.slots))
 
+    def _kept_in_order(self, value: ir.Expr, target: Type, scope: _Scope) -> ir.Expr:
+        """A value stored where an order-free list is kept, put in canonical order unless it already is."""
+        if not is_order_free(target) or type(value) is ir.Canonical:
+            return value
+        if type(value) is ir.InputRef:  # inputs are coerced, so in canonical order
+            spec = self.procedure.input(value.name)
+            if spec is not None and is_order_free(spec.type):
+                return value
+        if type(value) is ir.Local:  # another order-free variable: kept in order already
+            source = scope.find(value.name)
+            if source is not None and source.slot == value.slot and is_order_free(source.type):
+                return value
+        return ir.Canonical(value.pos, value)
+
     def _statement(self, statement: ast.Stmt, scope: _Scope) -> list[ir.Stmt]:
         hoisted: list[ir.Stmt] = []
         context = _Context(hoisted)
@@ -220,7 +235,7 @@ class Checker:
                 self.error(statement.pos, f"'{statement.name}' is already {existing}; use `set {statement.name} = ...` to change a variable")
             slot = self._alloc(scope)
             scope.names[statement.name] = _Variable(slot, value_type, statement.pos)
-            return hoisted + [ir.Assign(statement.pos, statement.name, slot, value, True)]
+            return hoisted + [ir.Assign(statement.pos, statement.name, slot, self._kept_in_order(value, value_type, scope), True)]
         if isinstance(statement, ast.Set):
             value, value_type = self._expr(statement.value, scope, context)
             variable = scope.find(statement.name)
@@ -233,7 +248,7 @@ class Checker:
                 return hoisted
             if not compatible(variable.type, value_type):
                 self.error(statement.value.pos, f"'{statement.name}' holds {variable.type.describe()}, not {value_type.describe()}")
-            return hoisted + [ir.Assign(statement.pos, statement.name, variable.slot, value, False)]
+            return hoisted + [ir.Assign(statement.pos, statement.name, variable.slot, self._kept_in_order(value, variable.type, scope), False)]
         if isinstance(statement, ast.If):
             branches = []
             for index, (condition, body) in enumerate(statement.branches):
@@ -541,7 +556,10 @@ class Checker:
         args = [self._expr(arg.value, scope, context) for arg in expr.args]
         site = CallSite(expr, [arg.value for arg in expr.args], [value for value, _ in args], [t for _, t in args])
         result = function.type_rule(self, site)
-        return ir.CallFunction(expr.pos, function, tuple(site.values)), result
+        made = ir.CallFunction(expr.pos, function, tuple(site.values))
+        if is_order_free(result) and name in ("append", "replace_at", "remove_at"):
+            return ir.Canonical(expr.pos, made), result  # a changed order-free list, put back in order
+        return made, result
 
     def expect_list_of(self, expr, actual: Type, element: Type, function: str, value: ir.Expr) -> ir.Expr:
         if isinstance(actual, ListType):
@@ -576,7 +594,11 @@ class Checker:
             condition, condition_type = self._expr(expr.condition, inner, inner_context)
             condition = self.expect(expr.condition, condition_type, BOOL, "an aggregate's `if` condition", condition)
         value, result = aggregate.type_rule(self, expr, value, value_type, element)
-        return ir.Aggregate(expr.pos, aggregate, value, slot, collection, condition), result
+        made = ir.Aggregate(expr.pos, aggregate, value, slot, collection, condition)
+        if expr.function == "list" and is_order_free(collection_type) and isinstance(result, ListType):
+            # items made from an order-free list's: their order means nothing either
+            return ir.Canonical(expr.pos, made), ListType(result.element, ordered=False)
+        return made, result
 
     def _expr_Lookup(self, expr, scope, context):
         table = self.ruleset.tables.get(expr.table)

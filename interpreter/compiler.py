@@ -71,7 +71,7 @@ from .runtime import (
     violated,
 )
 from .tables import OffTable, lookup as table_lookup
-from .values import OutcomeValue, Record
+from .values import OutcomeValue, Record, canonical
 
 # How deep generated code may nest before a part of it becomes a function of its own.
 MAX_INLINE_IFS = 24  # nested `if`s written inline in one function
@@ -239,7 +239,7 @@ class _Module:
             ("Acc", Acc), ("lcm", math.lcm), ("UNSET", _UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
             ("IDX", index), ("CNT", counted), ("RNG", make_range), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
             ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple), ("ONE", (1,)),
-            ("REC", Record), ("MISS", Record.MISSING), ("ROUND", make_round), ("STAYS_NOT", Round),
+            ("REC", Record), ("MISS", Record.MISSING), ("ROUND", make_round), ("STAYS_NOT", Round), ("CANON", canonical),
         ):
             self.values[name] = value
 
@@ -580,6 +580,8 @@ class _Expressions:
         if kind is ir.Guard:
             guard = m.ref(make_guard(e.pos, e.expected, e.what), "g")
             return f"{guard}({sub(e.value)})"
+        if kind is ir.Canonical:
+            return f"CANON({sub(e.value)})"
         if kind is ir.Field:
             subject, pos = sub(e.subject), m.ref(e.pos, "p")
             if not walrus:

@@ -28,7 +28,7 @@ from .inputs import CoercionError, coerce
 from .limits import STATEMENT_WORK, Budget, Limits, LimitExceeded, breach
 from .ruleset import Ruleset
 from .tables import OffTable, lookup
-from .values import OutcomeValue, Record, brief, conforms, kind_of_value, show
+from .values import OutcomeValue, Record, brief, canonical, conforms, kind_of_value, show
 
 __all__ = ["Dist", "Executor", "LimitExceeded", "Limits", "TraceEvent"]
 
@@ -123,6 +123,7 @@ class Executor:
             ir.InputRef: lambda e, env, f: f.inputs[e.name],
             ir.ListOf: lambda e, env, f: self.budget.check_value(tuple(self.eval(i, env, f) for i in e.items), e.pos),
             ir.Guard: self._guard,
+            ir.Canonical: lambda e, env, f: canonical(self.eval(e.value, env, f)),
             ir.Field: self._attribute,
             ir.Index: self._index,
             ir.Negate: lambda e, env, f: -self.eval(e.operand, env, f),

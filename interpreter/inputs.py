@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .limits import Limits
-from .values import BoolType, IntType, ListType, Record, RecordType, StrType, Type, AnyType
+from .values import BoolType, IntType, ListType, Record, RecordType, StrType, Type, AnyType, canonical
 
 # Inputs are held to the same integer size as the numbers a procedure makes.
 MAX_INT_BITS = Limits().max_int_bits
@@ -60,7 +60,7 @@ def coerce(value: Any, expected: Type, what: str) -> Any:
                 items.append(coerce(item, expected.element, f"{what}[{index}]"))
             except CoercionError as error:
                 raise CoercionError(error.message, (index,) + error.path, at_key=error.at_key) from None
-        return tuple(items)
+        return tuple(items) if expected.ordered else canonical(tuple(items))
     if isinstance(expected, RecordType):
         if isinstance(value, Record) and value.type_name == expected.name:
             return value

@@ -72,6 +72,13 @@ class Guard(NamedTuple):
     what: str
 
 
+class Canonical(NamedTuple):
+    """A new value of an order-free list: its items put in canonical order (values.canonical)."""
+
+    pos: Pos
+    value: Expr
+
+
 class Field(NamedTuple):
     """``subject.name``: a record's field, or an outcome's field (``.outcome`` is its name)."""
 
@@ -272,13 +279,13 @@ class Note(NamedTuple):
 
 
 Expr = Union[
-    Const, Local, InputRef, ListOf, Guard, Field, Index, Negate, Not, Arithmetic, Comparison, Logical,
+    Const, Local, InputRef, ListOf, Guard, Canonical, Field, Index, Negate, Not, Arithmetic, Comparison, Logical,
     Conditional, Range, CallFunction, Aggregate, Lookup, ModifierSum,
 ]
 Stmt = Union[Assign, Roll, CallProcedure, If, ForLoop, WhileLoop, Outcome, Break, Require, Note]
 
 EXPRESSIONS: tuple[type, ...] = (
-    Const, Local, InputRef, ListOf, Guard, Field, Index, Negate, Not, Arithmetic, Comparison, Logical,
+    Const, Local, InputRef, ListOf, Guard, Canonical, Field, Index, Negate, Not, Arithmetic, Comparison, Logical,
     Conditional, Range, CallFunction, Aggregate, Lookup, ModifierSum,
 )
 STATEMENTS: tuple[type, ...] = (Assign, Roll, CallProcedure, If, ForLoop, WhileLoop, Outcome, Break, Require, Note)
@@ -314,7 +321,7 @@ def sub_expressions(node: Any) -> tuple:
         return ()
     if kind is ListOf:
         return node.items
-    if kind is Guard:
+    if kind is Guard or kind is Canonical:
         return (node.value,)
     if kind is Field:
         return (node.subject,)

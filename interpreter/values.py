@@ -233,9 +233,12 @@ class StrType(Type):
 class ListType(Type):
     element: Type
     max_items: int | None = None
+    # False: an order-free list (a fleet, a pool of dice), its values kept in canonical order
+    # (see canonical) so that lists differing only in order are one value and merge
+    ordered: bool = True
 
     def describe(self) -> str:
-        return f"list of {self.element.describe()}"
+        return f"list of {self.element.describe()}" if self.ordered else f"order-free list of {self.element.describe()}"
 
 
 @dataclass(frozen=True)
@@ -297,6 +300,37 @@ def base_kind(t: Type) -> str:
     if isinstance(t, RatioType):
         return "ratio"
     return "any"
+
+
+def canonical_key(value: Any) -> tuple:
+    """A total order over every kind of value: kinds apart, then by value (records field by field)."""
+    kind = type(value)
+    if kind is bool:
+        return (0, value)
+    if kind is int or kind is Fraction:
+        return (1, value)
+    if kind is str:
+        return (2, value)
+    if kind is tuple:
+        return (3, tuple([canonical_key(item) for item in value]))
+    if kind is Record:
+        return (4, value.type_name, tuple([(name, canonical_key(item)) for name, item in value.items()]))
+    if kind is OutcomeValue:
+        return (5, value.name, tuple([(name, canonical_key(item)) for name, item in value.fields]))
+    if value is None:
+        return (-1,)
+    return (6, repr(value))
+
+
+def canonical(items: tuple) -> tuple:
+    """An order-free list's items in the one order its values are kept in."""
+    if len(items) < 2:
+        return items
+    return tuple(sorted(items, key=canonical_key))
+
+
+def is_order_free(t: Type) -> bool:
+    return isinstance(t, ListType) and not t.ordered
 
 
 def compatible(expected: Type, actual: Type) -> bool:
