@@ -25,9 +25,9 @@ from typing import Any, Callable, NamedTuple
 
 from .ast import StrLit
 from .errors import RuleViolation
-from .limits import breach, measure
+from .limits import breach
 from .ir import Canonical
-from .values import ANY, BOOL, INT, RATIO, ListType, Record, RecordType, Type, base_kind, compatible, is_order_free, show
+from .values import ANY, BOOL, INT, RATIO, ListType, Record, RecordType, Type, base_kind, compatible, is_order_free, measure, show
 
 
 class Function(NamedTuple):

@@ -22,7 +22,6 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import WartableError
-from .values import OutcomeValue, Record
 
 
 # Units of work one statement costs for one state: about what it costs in time
@@ -109,7 +108,7 @@ def breach(pos, limit: str, message: str) -> LimitExceeded:
 class Budget:
     """One run's spending against :class:`Limits`: work, states, time, value sizes."""
 
-    __slots__ = ("limits", "work", "deadline", "play_start", "_next_clock_check", "_max_work", "_charges", "on_clock")
+    __slots__ = ("limits", "work", "deadline", "play_start", "_next_clock_check", "_max_work", "_charges", "on_clock", "_measure")
 
     # Look at the clock every CLOCK_EVERY units of work, or every CLOCK_CALLS charges
     # (a unit of work is not always cheap: it may hash a long list).
@@ -119,6 +118,9 @@ class Budget:
     def __init__(self, limits: Limits, on_clock=None):
         self.limits = limits
         self.on_clock = on_clock  # called with the work spent each time the clock is read (a progress line)
+        from .values import measure  # here, not at the top: `wartable --help` needs limits, not values
+
+        self._measure = measure
         self.work = 0  # never reset: the clock is read every CLOCK_EVERY units
         self.play_start = 0  # work spent before the current play (each Monte Carlo play gets the budget; compiled trials set it)
         self.deadline = time.monotonic() + limits.timeout if limits.timeout is not None else None
@@ -160,57 +162,10 @@ class Budget:
 
     def check_value(self, value: Any, pos) -> Any:
         """``value`` itself, if its items and nesting are within the limits; charges its size."""
-        items, depth = measure(value, self.limits.max_value_items, self.limits.max_value_depth)
+        items, depth = self._measure(value, self.limits.max_value_items, self.limits.max_value_depth)
         if items > self.limits.max_value_items:
             raise breach(pos, "max_value_items", f"a value would hold more than {self.limits.max_value_items:,} items")
         if depth > self.limits.max_value_depth:
             raise breach(pos, "max_value_depth", f"a value would nest lists more than {self.limits.max_value_depth} deep")
         self.charge(items, pos)
         return value
-
-
-def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
-    """(items, depth) of a value, counting shared parts each time they appear.
-
-    Iterative, and it stops as soon as either count passes its limit, so a
-    value built by repeating a repeated list costs no more than the limit to
-    measure.  Records know their own size (see values.Record), so a list of
-    records costs one step a record.
-    """
-    items = 0
-    depth = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        current, level = stack.pop()
-        kind = type(current)
-        if kind is tuple:
-            items += len(current)
-            level += 1
-            if level > depth:
-                depth = level
-            if items > max_items or depth > max_depth:
-                return items, depth
-            for item in current:
-                kind = type(item)
-                if kind is tuple or kind is OutcomeValue:
-                    stack.append((item, level))
-                elif kind is Record:
-                    size, inner = item._measured()
-                    items += size
-                    if level + inner > depth:
-                        depth = level + inner
-            if items > max_items or depth > max_depth:
-                return items, depth
-        elif kind is Record:
-            size, inner = current._measured()
-            items += size
-            if level + inner > depth:
-                depth = level + inner
-            if items > max_items or depth > max_depth:
-                return items, depth
-        elif kind is OutcomeValue:
-            items += len(current.fields)
-            for _, item in current.fields:
-                if type(item) in (tuple, Record, OutcomeValue):
-                    stack.append((item, level))
-    return items, depth

@@ -40,8 +40,6 @@ class Record:
     def _measured(self) -> tuple[int, int]:
         """(items, depth), measured once: a record's fields were checked when they were made."""
         if self._measure is None:
-            from .limits import measure
-
             items, depth = measure(tuple(value for _, value in self._items), 1 << 62, 1 << 62)
             object.__setattr__(self, "_measure", (items, max(depth - 1, 0)))
         return self._measure
@@ -468,3 +466,50 @@ def kind_of_value(value: Any) -> str:
     if isinstance(value, Record):
         return "a record"
     return type(value).__name__
+
+
+def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
+    """(items, depth) of a value, counting shared parts each time they appear.
+
+    Iterative, and it stops as soon as either count passes its limit, so a
+    value built by repeating a repeated list costs no more than the limit to
+    measure.  Records know their own size (see values.Record), so a list of
+    records costs one step a record.
+    """
+    items = 0
+    depth = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        current, level = stack.pop()
+        kind = type(current)
+        if kind is tuple:
+            items += len(current)
+            level += 1
+            if level > depth:
+                depth = level
+            if items > max_items or depth > max_depth:
+                return items, depth
+            for item in current:
+                kind = type(item)
+                if kind is tuple or kind is OutcomeValue:
+                    stack.append((item, level))
+                elif kind is Record:
+                    size, inner = item._measured()
+                    items += size
+                    if level + inner > depth:
+                        depth = level + inner
+            if items > max_items or depth > max_depth:
+                return items, depth
+        elif kind is Record:
+            size, inner = current._measured()
+            items += size
+            if level + inner > depth:
+                depth = level + inner
+            if items > max_items or depth > max_depth:
+                return items, depth
+        elif kind is OutcomeValue:
+            items += len(current.fields)
+            for _, item in current.fields:
+                if type(item) in (tuple, Record, OutcomeValue):
+                    stack.append((item, level))
+    return items, depth
