@@ -326,6 +326,7 @@ class Case:
     ice_key: Callable[[Any], Any] = lambda k: k
     dyce_key: Callable[[Any], Any] = lambda k: k
     heavy: bool = False  # the "100 mines x 10 ships under 1 s" case
+    one_lookup: bool = False  # a procedure of one table lookup: its target is time a call, not a ratio
     exact_results: list = field(default_factory=list)  # hand DP's {key: Fraction} per input, set by exact_case
 
 
@@ -342,7 +343,7 @@ def success_key(flag):
 def build_cases() -> list[Case]:
     minefield = dict(ruleset="bench", procedure="minefield", key=lambda o: o.get("lost"), hand=hand_minefield, hand_mc=mc_minefield, ice=ice_minefield, dyce=dyce_minefield)
     return [
-        Case("ETO interception, zones 1-12", "eto", "interception", [{"zones": z} for z in range(1, 13)], interception_key, hand_interception, mc_interception, ice_interception, dyce_interception),
+        Case("ETO interception, zones 1-12", "eto", "interception", [{"zones": z} for z in range(1, 13)], interception_key, hand_interception, mc_interception, ice_interception, dyce_interception, one_lookup=True),
         Case("2d6 + DRM <= 3, DRM -2..+3", "bench", "drm_roll", [{"drm": d} for d in range(-2, 4)], lambda o: o.name, hand_drm, mc_drm, ice_drm, dyce_drm, ice_key=success_key, dyce_key=success_key),
         Case(
             "contact table, diff -3..+4 x shift -1,0,+2",
@@ -452,7 +453,8 @@ def exact_case(case: Case, rulesets: dict, samples: int, min_sample_s: float) ->
     ruleset = rulesets[case.ruleset]
     args = [tuple(i.values()) for i in case.inputs]
     methods = {
-        "wartable": lambda: [odds(ruleset, case.procedure, i) for i in case.inputs],
+        # each call computed afresh: the ruleset's memo of resolved procedures (kept across calls) emptied first
+        "wartable": lambda: [(ruleset.exact_results.clear(), odds(ruleset, case.procedure, i))[1] for i in case.inputs],
         "hand": lambda: [case.hand(*a) for a in args],
         # The same DP turning its weights into reduced Fractions at the end, as
         # wartable's Distribution does: shows what the output format costs.
@@ -591,22 +593,31 @@ def main(argv=None) -> int:
     for case, m in mc_rows:
         print(f"| {case.name:<{width}} | {m['wartable'] * 1e6:.2f} | {m['hand'] * 1e6:.3f} | {ratio(m['ratio'])} | {m['wartable_trials']:,} / {m['hand_trials']:,} |")
 
-    print("\n## Targets\n")
-    print(f"| {'case':<{width}} | exact within 2× of hand | faster than icepool | faster than dyce | Monte Carlo within 3× of hand |")
+    print("\n## Targets (issue: engine speed)\n")
+    print("Exact odds within 3× of the hand DP on every case but the one-lookup procedure, which must take at most")
+    print("10 µs a call; faster than icepool and dyce on every case; Monte Carlo within 1.5× of the hand loop.\n")
+    print(f"| {'case':<{width}} | exact within 3× of hand (or ≤ 10 µs a call) | faster than icepool | faster than dyce | Monte Carlo within 1.5× of hand |")
     print(f"|{'-' * (width + 2)}|:---:|:---:|:---:|:---:|")
-    met = {"2x": [], "ice": [], "dyce": [], "mc": []}
+    met = {"3x": [], "ice": [], "dyce": [], "mc": []}
     for (case, t), (_, m) in zip(exact_rows, mc_rows):
         r = t["ratio"]
-        within = r["hand"] <= 2
+        if case.one_lookup:
+            per_call = t["wartable"] / len(case.inputs)
+            within = per_call <= 10e-6
+            shown = f"{verdict(within)} ({per_call * 1e6:.1f} µs a call)"
+        else:
+            within = r["hand"] <= 3
+            shown = f"{verdict(within)} ({ratio(r['hand'])})"
         ice = r["icepool"] < 1 if r["icepool"] is not None else None
         dy = r["dyce"] < 1 if r["dyce"] is not None else None
-        mc = m["ratio"] <= 3
-        for k, v in (("2x", within), ("ice", ice), ("dyce", dy), ("mc", mc)):
+        mc = m["ratio"] <= 1.5
+        for k, v in (("3x", within), ("ice", ice), ("dyce", dy), ("mc", mc)):
             if v is not None:
                 met[k].append(v)
-        print(f"| {case.name:<{width}} | {verdict(within)} | {verdict(ice)} | {verdict(dy)} | {verdict(mc)} |")
+        print(f"| {case.name:<{width}} | {shown} | {verdict(ice)} | {verdict(dy)} | {verdict(mc)} ({ratio(m['ratio'])}) |")
     print()
-    for label, key in (("exact odds within 2× of hand DP", "2x"), ("exact odds faster than icepool", "ice"), ("exact odds faster than dyce", "dyce"), ("Monte Carlo within 3× of hand loop", "mc")):
+    for label, key in (("exact odds within 3× of hand DP (≤ 10 µs a call for one lookup)", "3x"), ("exact odds faster than icepool", "ice"),
+                       ("exact odds faster than dyce", "dyce"), ("Monte Carlo within 1.5× of hand loop", "mc")):
         values = met[key]
         print(f"- {label}: {sum(values)}/{len(values)} cases" if values else f"- {label}: not measured")
     heavy = [t["wartable"] for case, t in exact_rows if case.heavy]

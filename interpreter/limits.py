@@ -118,9 +118,7 @@ class Budget:
     def __init__(self, limits: Limits, on_clock=None):
         self.limits = limits
         self.on_clock = on_clock  # called with the work spent each time the clock is read (a progress line)
-        from .values import measure  # here, not at the top: `wartable --help` needs limits, not values
-
-        self._measure = measure
+        self._measure = None  # values.measure, bound on first use: `wartable --help` needs limits, not values
         self.work = 0  # never reset: the clock is read every CLOCK_EVERY units
         self.play_start = 0  # work spent before the current play (each Monte Carlo play gets the budget; compiled trials set it)
         self.deadline = time.monotonic() + limits.timeout if limits.timeout is not None else None
@@ -162,7 +160,12 @@ class Budget:
 
     def check_value(self, value: Any, pos) -> Any:
         """``value`` itself, if its items and nesting are within the limits; charges its size."""
-        items, depth = self._measure(value, self.limits.max_value_items, self.limits.max_value_depth)
+        measure = self._measure
+        if measure is None:
+            from .values import measure
+
+            self._measure = measure
+        items, depth = measure(value, self.limits.max_value_items, self.limits.max_value_depth)
         if items > self.limits.max_value_items:
             raise breach(pos, "max_value_items", f"a value would hold more than {self.limits.max_value_items:,} items")
         if depth > self.limits.max_value_depth:
