@@ -18,8 +18,10 @@ import argparse
 import json
 import shlex
 import sys
-from pathlib import Path
-from typing import Any, Callable, Sequence, TextIO
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms at every start)
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors
+    from typing import Any, Callable, Sequence, TextIO
 
 from .errors import RulesetError, Source, UsageError, WartableError
 
@@ -84,7 +86,12 @@ class _Parser(argparse.ArgumentParser):
         raise command_line.error(next(named, None), f"{message} ({hint})")
 
 
-def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentParser:
+def build_parser(command_line: CommandLine | None = None, command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with ``command`` only that command's options (the others listed by name).
+
+    Adding every command's options costs more than the rest of ``--help``; a
+    run of one command needs the options of that one only.
+    """
     parser = _Parser(
         prog="wartable",
         description="Wargame rules as data: check rulesets, show tables, resolve procedures, compute exact odds.",
@@ -93,47 +100,70 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
     parser.add_argument("--version", action=_LazyVersion, version="")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=lambda **kw: _Parser(command_line=command_line, **kw))
     sub.required = True
+    for name, (help_text, add_options) in COMMANDS.items():
+        subcommand = sub.add_parser(name, help=help_text)
+        if command is None or command == name:
+            add_options(subcommand)
+            subcommand.add_argument(
+                "--base-path", action="append", default=[], metavar="DIR", dest="base_paths",
+                help="allow a variant's extends: to name a base in DIR, outside the variant's folder (repeatable)",
+            )
+    return parser
 
-    check = sub.add_parser("check", help="validate rulesets (every bundled one when none is named)")
+
+def _check_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("rulesets", nargs="*", metavar="RULESET", help="a path or a bundled name")
     _add_format_options(check, ("text", "json", "github", "junit"))
 
-    listing = sub.add_parser("list", help="tables, modifier lists, constants and procedures with their inputs")
+
+def _list_options(listing: argparse.ArgumentParser) -> None:
     listing.add_argument("ruleset", metavar="RULESET")
     _add_json_option(listing)
 
-    test = sub.add_parser("test", help="run the rulesets' examples (rule tests)")
+
+def _test_options(test: argparse.ArgumentParser) -> None:
     test.add_argument("rulesets", nargs="*", metavar="RULESET", help="a path or a bundled name (every bundled one when none is named)")
     _add_format_options(test, ("text", "json", "github", "junit"))
+    _add_limit_options(test)
 
-    show = sub.add_parser("show", help="a table as printed (or a modifier list, or a procedure's text)")
+
+def _show_options(show: argparse.ArgumentParser) -> None:
     show.add_argument("ruleset", metavar="RULESET")
     show.add_argument("name", metavar="TABLE")
     show.add_argument("--provenance", action="store_true", help="the file and line each row's cells come from")
     _add_json_option(show)
 
-    for name, help_text in (("run", "resolve a procedure once, explaining every step"), ("odds", "exact probabilities of a procedure's outcomes")):
-        command = sub.add_parser(name, help=help_text)
-        command.add_argument("ruleset", metavar="RULESET")
-        command.add_argument("procedure", metavar="PROCEDURE")
-        _add_input_options(command)
-        _add_json_option(command)
-        _add_limit_options(command)
-        if name == "odds":
-            command.add_argument(
-                "--what-if", action="append", default=[], metavar="CHANGE", dest="what_if",
-                help="compare with a change: LIST+N or LIST-N adds N to a modifier list (DRM, or column shift + right), CONSTANT=VALUE",
-            )
-        if name == "run":
-            dice = command.add_mutually_exclusive_group()
-            dice.add_argument("--seed", metavar="N", help="seed for random dice (replays a resolution)")
-            dice.add_argument("--dice", metavar="4,2,6", help="scripted die faces, in order")
-            command.add_argument("--trace", action="store_true", help="every step with its rule and source line")
-            command.add_argument("--provenance", action="store_true", help="the file and line of every table cell and modifier used")
-            command.add_argument("--n", metavar="TRIALS", help="Monte Carlo: resolve TRIALS times (seeded) and print the empirical distribution")
-        _add_summary_options(command, monte_carlo=name == "run")
 
-    sweep = sub.add_parser("sweep", help="exact odds for every combination of some inputs (a table, CSV, JSON or markdown)")
+def _procedure_options(command: argparse.ArgumentParser) -> None:
+    """What `run` and `odds` share."""
+    command.add_argument("ruleset", metavar="RULESET")
+    command.add_argument("procedure", metavar="PROCEDURE")
+    _add_input_options(command)
+    _add_json_option(command)
+    _add_limit_options(command)
+
+
+def _run_options(run: argparse.ArgumentParser) -> None:
+    _procedure_options(run)
+    dice = run.add_mutually_exclusive_group()
+    dice.add_argument("--seed", metavar="N", help="seed for random dice (replays a resolution)")
+    dice.add_argument("--dice", metavar="4,2,6", help="scripted die faces, in order")
+    run.add_argument("--trace", action="store_true", help="every step with its rule and source line")
+    run.add_argument("--provenance", action="store_true", help="the file and line of every table cell and modifier used")
+    run.add_argument("--n", metavar="TRIALS", help="Monte Carlo: resolve TRIALS times (seeded) and print the empirical distribution")
+    _add_summary_options(run, monte_carlo=True)
+
+
+def _odds_options(odds: argparse.ArgumentParser) -> None:
+    _procedure_options(odds)
+    odds.add_argument(
+        "--what-if", action="append", default=[], metavar="CHANGE", dest="what_if",
+        help="compare with a change: LIST+N or LIST-N adds N to a modifier list (DRM, or column shift + right), CONSTANT=VALUE",
+    )
+    _add_summary_options(odds, monte_carlo=False)
+
+
+def _sweep_options(sweep: argparse.ArgumentParser) -> None:
     sweep.add_argument("ruleset", metavar="RULESET")
     sweep.add_argument("procedure", metavar="PROCEDURE")
     sweep.add_argument(
@@ -145,32 +175,41 @@ def build_parser(command_line: CommandLine | None = None) -> argparse.ArgumentPa
     _add_format_options(sweep, ("table", "csv", "json", "markdown"))
     _add_limit_options(sweep)
 
-    aid = sub.add_parser("aid", help="a printable HTML player aid: tables, modifiers, procedures and odds heat maps")
+
+def _aid_options(aid: argparse.ArgumentParser) -> None:
     aid.add_argument("ruleset", metavar="RULESET")
     aid.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: standard output)")
     _add_json_option(aid)
     _add_limit_options(aid)
 
-    schema = sub.add_parser("schema", help="the JSON Schema of a ruleset file (for editors and the YAML language server)")
+
+def _schema_options(schema: argparse.ArgumentParser) -> None:
     schema.add_argument("--include-fragment", action="store_true", dest="fragment", help="the schema of a file pulled in with include:")
     _add_json_option(schema)
 
-    diff = sub.add_parser("diff", help="what a variant changes: its data, and with a procedure the exact odds under both")
+
+def _diff_options(diff: argparse.ArgumentParser) -> None:
     diff.add_argument("base", metavar="BASE")
     diff.add_argument("variant", metavar="VARIANT")
     diff.add_argument("procedure", metavar="PROCEDURE", nargs="?")
-    diff.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="assignments", help="an input value")
-    diff.add_argument("--situation", metavar="FILE.yaml", help="input values from a YAML file (--set wins)")
-    diff.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", dest="chosen", help="fix a player's choice")
+    _add_input_options(diff)
     _add_json_option(diff)
     _add_limit_options(diff)
-    _add_limit_options(test)
-    for command in sub.choices.values():
-        command.add_argument(
-            "--base-path", action="append", default=[], metavar="DIR", dest="base_paths",
-            help="allow a variant's extends: to name a base in DIR, outside the variant's folder (repeatable)",
-        )
-    return parser
+
+
+# Every command: its one-line help and what adds its options, in the order --help lists them.
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "check": ("validate rulesets (every bundled one when none is named)", _check_options),
+    "list": ("tables, modifier lists, constants and procedures with their inputs", _list_options),
+    "test": ("run the rulesets' examples (rule tests)", _test_options),
+    "show": ("a table as printed (or a modifier list, or a procedure's text)", _show_options),
+    "run": ("resolve a procedure once, explaining every step", _run_options),
+    "odds": ("exact probabilities of a procedure's outcomes", _odds_options),
+    "sweep": ("exact odds for every combination of some inputs (a table, CSV, JSON or markdown)", _sweep_options),
+    "aid": ("a printable HTML player aid: tables, modifiers, procedures and odds heat maps", _aid_options),
+    "schema": ("the JSON Schema of a ruleset file (for editors and the YAML language server)", _schema_options),
+    "diff": ("what a variant changes: its data, and with a procedure the exact odds under both", _diff_options),
+}
 
 
 class _LazyVersion(argparse._VersionAction):
@@ -189,6 +228,8 @@ def version() -> str:
         return metadata.version("wartable")
     except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
         import re
+
+        from pathlib import Path
 
         pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
         match = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.MULTILINE) if pyproject.is_file() else None
@@ -236,7 +277,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     command_line = CommandLine(argv)
     as_json = _wants_json(argv)
     try:
-        parser = build_parser(command_line)
+        parser = build_parser(command_line, _command_named(argv))
         if argv[:1] == ["--version"]:
             print(json.dumps({"version": version()}) if as_json else f"wartable {version()}", file=stdout)
             return 0
@@ -257,6 +298,11 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return _fail(error, 1, as_json, stdout, stderr)
     except KeyboardInterrupt as interrupt:
         return _fail(interrupt, 130, as_json, stdout, stderr)
+
+
+def _command_named(argv: list[str]) -> str:
+    """The command the arguments name (the first one not an option: the top level takes no values), or ''."""
+    return next((arg for arg in argv if not arg.startswith("-")), "")
 
 
 def _wants_json(argv: list[str]) -> bool:
@@ -642,6 +688,8 @@ def _sweep(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> i
 
 
 def _aid(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from pathlib import Path
+
     from .aid import player_aid
 
     ruleset = _load(args.ruleset, command_line, args)
@@ -859,6 +907,7 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
     with the closest input's name).
     """
     import difflib
+    from pathlib import Path
 
     from .inputs import CoercionError, coerce
     from .loader import read_source

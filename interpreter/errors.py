@@ -7,13 +7,16 @@ with the offending line and a caret, never a traceback.  Anything else is an
 internal bug and keeps its traceback.
 
 Positions are 1-based, as editors show them.
+
+The classes here are written out rather than made with ``dataclasses``:
+every command imports this module, and ``dataclasses`` (through ``inspect``)
+would double what ``wartable --help`` costs to start.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
 from functools import cached_property
 
 # Line breaks as YAML 1.1 counts them, in PyYAML and libyaml alike: CR LF, CR,
@@ -24,17 +27,28 @@ from functools import cached_property
 LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
-@dataclass(frozen=True, eq=False)
 class Source:
     """A named text (a ruleset file, a situation file, the command line).
 
     Compared and hashed by identity: two files with the same text are still
     two sources.  Its lines are split once, on first use, at the line breaks
-    YAML counts (:data:`LINE_BREAK`).
+    YAML counts (:data:`LINE_BREAK`).  Immutable.
     """
 
-    name: str
-    text: str = field(repr=False)
+    def __init__(self, name: str, text: str):
+        self.__dict__.update(name=name, text=text)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Source is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"Source is immutable: cannot delete {name!r}")
+
+    def __reduce__(self):
+        return Source, (self.name, self.text)
+
+    def __repr__(self) -> str:
+        return f"Source(name={self.name!r})"
 
     @cached_property
     def lines(self) -> tuple[str, ...]:
@@ -60,15 +74,37 @@ class Source:
         return Diagnostic(self.name, line, column, message, self.line_text(line))
 
 
-@dataclass(frozen=True)
 class Diagnostic:
-    """One positioned message about user input."""
+    """One positioned message about user input.  Immutable, equal and hashed by value."""
 
-    file: str
-    line: int
-    column: int
-    message: str
-    line_text: str = ""
+    __slots__ = ("file", "line", "column", "message", "line_text")
+
+    def __init__(self, file: str, line: int, column: int, message: str, line_text: str = ""):
+        for name, value in (("file", file), ("line", line), ("column", column), ("message", message), ("line_text", line_text)):
+            object.__setattr__(self, name, value)
+
+    def _key(self) -> tuple:
+        return (self.file, self.line, self.column, self.message, self.line_text)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Diagnostic is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"Diagnostic is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __reduce__(self):
+        return Diagnostic, self._key()
+
+    def __repr__(self) -> str:
+        return "Diagnostic(" + ", ".join(f"{name}={value!r}" for name, value in zip(self.__slots__, self._key())) + ")"
 
     def format(self) -> str:
         head = f"{self.file}:{self.line}:{self.column}: {self.message}"
@@ -119,11 +155,11 @@ class UsageError(WartableError):
     """A bad command-line value, situation file or procedure input."""
 
 
-@dataclass
 class DiagnosticList:
     """Collects diagnostics so a check reports every error, not just the first."""
 
-    items: list[Diagnostic] = field(default_factory=list)
+    def __init__(self, items: list[Diagnostic] | None = None):
+        self.items: list[Diagnostic] = [] if items is None else items
 
     def add(self, diagnostic: Diagnostic) -> None:
         self.items.append(diagnostic)

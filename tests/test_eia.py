@@ -845,14 +845,13 @@ def test_one_ship_a_side_battle_by_hand(eia):
     inputs = yaml.safe_load((SITUATIONS / "one_a_side.yaml").read_text(encoding="utf-8"))
     inputs = {name: inputs[name] for name in ("attacker", "defender")}
     dist = odds(eia, "battle", inputs)
-    kept = 1  # nothing truncated: every loop runs to its end
     assert dist.truncated == 0
-    assert dist.probability("battle_over", defender_sunk=1) == kept * Fraction(1699, 7776)
-    assert dist.probability("battle_over", attacker_sunk=1) == kept * Fraction(1699, 7776)
-    assert dist.probability("battle_over", defender_captured=1) == kept * Fraction(29, 2592)
+    assert dist.probability("battle_over", defender_sunk=1) == Fraction(1699, 7776)
+    assert dist.probability("battle_over", attacker_sunk=1) == Fraction(1699, 7776)
+    assert dist.probability("battle_over", defender_captured=1) == Fraction(29, 2592)
     # Both sunk: only in simultaneous fire (1/6 * 1/36), in the first exchange or, both fit
     # (4/9), in the second: (1/216) * 13/9 = 13/1944, whichever column is first.
-    assert dist.probability("battle_over", reason="both_destroyed") == kept * Fraction(13, 1944)
+    assert dist.probability("battle_over", reason="both_destroyed") == Fraction(13, 1944)
 
 
 # ---- situations that carry from step to step -----------------------------------------------------------------
