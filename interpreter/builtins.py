@@ -27,7 +27,7 @@ from .ast import StrLit
 from .errors import RuleViolation
 from .limits import breach
 from .ir import Canonical
-from .values import ANY, BOOL, INT, RATIO, ListType, Record, RecordType, Type, base_kind, compatible, is_order_free, measure, show
+from .values import ANY, BOOL, INT, RATIO, ListType, OutcomeValue, Record, RecordType, Type, base_kind, compatible, is_order_free, measure, show
 
 
 class Function(NamedTuple):
@@ -133,9 +133,16 @@ def _keep(name: str, descending: bool) -> Callable:
 
 
 def _with_field(rt, pos, record, field_name, value):
-    if not isinstance(record, Record) or not record.has(field_name):
+    old = record.get(field_name, Record.MISSING) if isinstance(record, Record) else Record.MISSING
+    if old is Record.MISSING:
         raise RuleViolation(pos.diagnostic(f"{show(record)} has no field '{field_name}'"))
-    return rt.budget.check_value(Record(record.type_name, tuple((k, value if k == field_name else v) for k, v in record.items())), pos)
+    made = Record(record.type_name, tuple([(k, value if k == field_name else v) for k, v in record.items()]))
+    if type(value) not in _NESTED and type(old) not in _NESTED:
+        made.keep_size_of(record)  # one plain value for another: the same size, not measured again
+    return rt.budget.check_value(made, pos)
+
+
+_NESTED = (tuple, Record, OutcomeValue)
 
 
 # ---- type rules --------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import Iterable
 from . import ast, ir
 from .callgraph import MAX_NESTING, build_call_graph
 from .errors import DiagnosticList
+from .inputs import coercion_keeps
 from .ruleset import ModifierList, Procedure, Ruleset
 from .tables import Table
 from .values import (
@@ -679,6 +680,7 @@ class Checker:
             return _invalid(expr), ANY
         args = []
         given = set()
+        trusted = set()
         for arg in expr.args:
             if arg.name is None:
                 self.error(arg.pos, f"name each argument of resolve {expr.procedure}(...): NAME = value")
@@ -697,11 +699,13 @@ class Checker:
                 self._check_enum_value(expected, arg.value)
             given.add(arg.name)
             args.append((arg.name, value))
+            if spec is not None and coercion_keeps(spec.type, value_type):
+                trusted.add(arg.name)
         for spec in callee.inputs:
             if spec.required and spec.name not in given:
                 self.error(expr.pos, f"resolve {expr.procedure}(...) is missing input '{spec.name}'")
         slot = self._alloc(scope)
-        context.hoist.append(ir.CallProcedure(expr.pos, slot, expr.procedure, tuple(args)))
+        context.hoist.append(ir.CallProcedure(expr.pos, slot, expr.procedure, tuple(args), frozenset(trusted)))
         return ir.Local(expr.pos, f"resolve {expr.procedure}", slot), self.outcome_types.get(expr.procedure, OutcomeType(expr.procedure, ()))
 
 def _invalid(expr: ast.Expr) -> ir.Const:

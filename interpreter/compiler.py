@@ -1401,7 +1401,8 @@ class _ProcedureCompiler:
             f.line(f"vals, T = rt.dice({expressions(statement.count)}, {expressions(statement.sides)}, {pos})")
         else:
             given = "{" + ", ".join(f"{name!r}: {expressions(value)}" for name, value in statement.args) + "}"
-            f.line(f"vals, T = rt.call_exact({statement.procedure!r}, {given}, {pos}, depth + 1)")
+            trusted = self.module.ref(statement.trusted, "t")
+            f.line(f"vals, T = rt.call_exact({statement.procedure!r}, {given}, {pos}, depth + 1, {trusted})")
         f.line("if T != common: common = lcm(common, T)")
         f.line(f"E.append((w, vals, T{''.join(', v' + str(s) for s in others)}))")
         f.indent -= 1
@@ -1585,7 +1586,8 @@ class _PlayWriter:
             return False
         if kind is ir.CallProcedure:
             given = "{" + ", ".join(f"{name!r}: {e(value)}" for name, value in s.args) + "}"
-            f.line(f"v{s.slot} = rt.call_play({s.procedure!r}, {given}, {c.pos(s)}, depth + 1, R)")
+            trusted = c.module.ref(s.trusted, "t")
+            f.line(f"v{s.slot} = rt.call_play({s.procedure!r}, {given}, {c.pos(s)}, depth + 1, R, {trusted})")
             return False
         if kind is ir.Require:
             f.line(f"if not {e(s.condition)}: VIOL({c.pos(s)}, {s.message!r})")

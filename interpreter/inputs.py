@@ -89,6 +89,34 @@ def coerce(value: Any, expected: Type, what: str) -> Any:
     raise AssertionError(f"unknown type {expected!r}")  # pragma: no cover
 
 
+def coercion_keeps(expected: Type, actual: Type) -> bool:
+    """Does ``coerce(v, expected)`` return ``v`` unchanged for every value ``v`` the checker types as ``actual``?
+
+    True only where nothing is left to check: the same kind with no range,
+    enumeration or size to hold it to, a record of the same type (``coerce``
+    passes those through), an order-free list of order-free values (kept in
+    canonical order already).  A ``resolve`` passes such arguments as they are
+    instead of coercing them again on every call.
+    """
+    kind = type(expected)
+    if kind is IntType:
+        return type(actual) is IntType and expected.low is None and expected.high is None
+    if kind is BoolType:
+        return type(actual) is BoolType
+    if kind is StrType:
+        return type(actual) is StrType and expected.values is None
+    if kind is RecordType:
+        return type(actual) is RecordType and actual.name == expected.name
+    if kind is ListType:
+        return (
+            type(actual) is ListType
+            and expected.max_items is None
+            and (expected.ordered or not actual.ordered)
+            and coercion_keeps(expected.element, actual.element)
+        )
+    return False
+
+
 def freeze(value: Any) -> Any:
     """Lists become tuples, so values are hashable."""
     if isinstance(value, list):

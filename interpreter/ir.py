@@ -220,6 +220,9 @@ class CallProcedure(NamedTuple):
     slot: int
     procedure: str
     args: tuple[tuple[str, Expr], ...]
+    # The arguments whose checked type needs no coercion to the input's (inputs.coercion_keeps):
+    # passed as they are; every other argument is coerced on every call.
+    trusted: frozenset[str] = frozenset()
 
 
 class Block(NamedTuple):

@@ -165,7 +165,7 @@ class Run:
 
     # ---- procedures -----------------------------------------------------------------
 
-    def call_exact(self, name: str, given: dict, pos, depth: int) -> tuple[tuple, int]:
+    def call_exact(self, name: str, given: dict, pos, depth: int, trusted: frozenset = frozenset()) -> tuple[tuple, int]:
         """((outcome, weight), ...) of a resolved procedure over its denominator, remembered per inputs.
 
         Remembered for the ruleset, from one API call to the next (the same
@@ -173,7 +173,7 @@ class Run:
         outcomes): the 100 battles of a sweep share their rounds.
         """
         program = self.ruleset.program(name)
-        inputs = callee_inputs(program.procedure, given, self.choices, pos)
+        inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         key = (name, tuple(sorted(inputs.items())), tuple(sorted(self.choices.items())), self.limits)
         memo = self.call_memo
         if memo is None:
@@ -189,17 +189,25 @@ class Run:
             memo[key] = found
         return found
 
-    def call_play(self, name: str, given: dict, pos, depth: int, roll: Callable) -> OutcomeValue:
+    def call_play(self, name: str, given: dict, pos, depth: int, roll: Callable, trusted: frozenset = frozenset()) -> OutcomeValue:
         program = self.ruleset.program(name)
-        inputs = callee_inputs(program.procedure, given, self.choices, pos)
+        inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         return program.run_play(self, inputs, roll, depth)
 
 
-def callee_inputs(callee, given: dict[str, Any], choices: dict[str, str], pos) -> dict[str, Any]:
-    """The inputs a resolved procedure receives: given values coerced, defaults and choices filled in."""
+def callee_inputs(callee, given: dict[str, Any], choices: dict[str, str], pos, trusted: frozenset = frozenset()) -> dict[str, Any]:
+    """The inputs a resolved procedure receives: given values coerced, defaults and choices filled in.
+
+    ``trusted`` names the given values whose checked type needs no coercion
+    (``ir.CallProcedure.trusted``): they are passed as they are.
+    """
     inputs = {}
     for spec in callee.inputs:
-        value = given.get(spec.name, spec.default)
+        name = spec.name
+        if name in trusted:  # given at the call
+            inputs[name] = given[name]
+            continue
+        value = given.get(name, spec.default)
         try:
             inputs[spec.name] = coerce(value, spec.type, f"input '{spec.name}' of {callee.name}")
         except CoercionError as error:

@@ -37,6 +37,11 @@ class Record:
             object.__setattr__(self, "_fields", fields)
         return fields.get(name, Record.MISSING)
 
+    def keep_size_of(self, other: "Record") -> None:
+        """Take ``other``'s measured size (when it has one): for a copy with one plain field changed for another."""
+        if self._measure is None and other._measure is not None:
+            object.__setattr__(self, "_measure", other._measure)
+
     def _measured(self) -> tuple[int, int]:
         """(items, depth), measured once: a record's fields were checked when they were made."""
         if self._measure is None:

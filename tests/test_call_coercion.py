@@ -1,0 +1,113 @@
+"""`resolve` passes an argument as it is only where its checked type leaves nothing to coerce or check.
+
+The compiled engine skips coercing such arguments (ir.CallProcedure.trusted,
+inputs.coercion_keeps); every argument that a range, an enumeration, a list
+size, an order-free list or an unknown type still holds to is coerced and
+checked on every call, as the reference evaluator does.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from interpreter import ir, load_ruleset, odds, resolve
+from interpreter.errors import RuleViolation
+from interpreter.inputs import coercion_keeps
+from interpreter.values import ANY, BOOL, INT, STR, IntType, ListType, RecordType, StrType
+
+from conftest import procedure, ruleset_text
+
+ENGINES = ("compiled", "reference")
+SHIP = RecordType("ship", (("kind", StrType(("big", "small"))), ("hits", INT)))
+
+
+@pytest.mark.parametrize("expected, actual, keeps", [
+    (INT, INT, True),
+    (INT, IntType(1, 6), True),  # any int fits an int input without a range
+    (IntType(1, 6), INT, False),  # a range is checked at every call
+    (IntType(1, 6), IntType(1, 6), False),
+    (BOOL, BOOL, True),
+    (STR, STR, True),
+    (StrType(("a", "b")), StrType(("a", "b")), False),  # an enumeration is checked at every call
+    (SHIP, SHIP, True),
+    (SHIP, RecordType("admiral", ()), False),
+    (ListType(SHIP), ListType(SHIP), True),
+    (ListType(SHIP), ListType(SHIP, ordered=False), True),  # an order-free list may stand in an ordered one as it is
+    (ListType(SHIP, ordered=False), ListType(SHIP), False),  # but an ordered one must be put in canonical order
+    (ListType(SHIP, max_items=3), ListType(SHIP), False),
+    (ListType(IntType(0, 6)), ListType(INT), False),
+    (INT, ANY, False),
+    (ANY, INT, False),
+    (INT, BOOL, False),
+])
+def test_what_needs_no_coercion(expected, actual, keeps):
+    assert coercion_keeps(expected, actual) is keeps
+
+
+TYPES = """
+types:
+  ship:
+    fields:
+      kind: {type: enum, values: [big, small]}
+      hits: {type: int, default: 0}
+"""
+
+PROCEDURES = {
+    "hit": procedure("""
+        let shot = 1d6
+        if shot >= need then
+          outcome hit(target = with_field(target, "hits", target.hits + 1), rolled = face_bonus)
+        end
+        outcome miss(target = target, rolled = face_bonus)
+    """, inputs="{target: {type: ship}, need: {type: int, min: 1, max: 6}, face_bonus: {type: int}}"),
+    "attack": procedure("""
+        let first = resolve hit(target = fleet[1], need = need, face_bonus = 0)
+        outcome done(target = first.target)
+    """, inputs="{fleet: {type: list, of: ship}, need: {type: int}}"),
+}
+
+
+@pytest.fixture(scope="module")
+def rules(tmp_path_factory):
+    path = tmp_path_factory.mktemp("coercion") / "coercion.yaml"
+    path.write_text(ruleset_text(PROCEDURES, extra=TYPES), encoding="utf-8")
+    return load_ruleset(path)
+
+
+def _calls(statements):
+    for statement in statements:
+        if type(statement) is ir.CallProcedure:
+            yield statement
+        for part in statement:
+            if type(part) is ir.Block:
+                yield from _calls(part.statements)
+            elif isinstance(part, tuple) and part and all(type(item) is ir.Block for item in part):
+                for block in part:
+                    yield from _calls(block.statements)
+
+
+def test_the_checker_marks_what_a_call_passes_as_it_is(rules):
+    # target: a ship given as a ship (the same record type) -> as it is;
+    # face_bonus: an int literal for an int input without a range -> as it is;
+    # need: an int for an input held to 1..6 -> coerced and checked.
+    (call,) = _calls(rules.compiled["attack"].body.statements)
+    assert call.trusted == frozenset({"target", "face_bonus"})
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_range_is_still_checked_at_every_call(rules, engine):
+    # need = 7 is outside hit's 1..6: the call is refused, in both engines.
+    with pytest.raises(RuleViolation, match="at most 6"):
+        odds(rules, "attack", {"fleet": [{"kind": "big"}], "need": 7}, engine=engine)
+    with pytest.raises(RuleViolation, match="at most 6"):
+        resolve(rules, "attack", {"fleet": [{"kind": "big"}], "need": 7}, dice=[6], engine=engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_passed_record_arrives_whole(rules, engine):
+    # need 5: rolls 5-6 of 6 hit -> 1/3; the ship arrives with its fields and leaves with hits 1.
+    dist = odds(rules, "attack", {"fleet": [{"kind": "small", "hits": 2}], "need": 5}, engine=engine)
+    targets = {(t.get("kind"), t.get("hits")): p for t, p in ((o.get("target"), p) for o, p in dist.outcomes)}
+    assert targets == {("small", 3): Fraction(1, 3), ("small", 2): Fraction(2, 3)}
