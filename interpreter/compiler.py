@@ -87,6 +87,10 @@ _ORDER = __import__("operator").itemgetter(0, 1, 2)
 _ALLOWED_BUILTINS = ("len", "int", "min", "max", "abs", "all", "any", "tuple", "range", "type", "enumerate", "sum", "sorted")
 
 
+# Outcome values kept per procedure so that equal outcomes are one object (see ProcedureCode.outcome).
+SHARED_OUTCOMES = 1 << 16
+
+
 class ProcedureCode:
     """The generated functions of one procedure, and how to call them.
 
@@ -95,7 +99,7 @@ class ProcedureCode:
     only the exact-odds code, a rule test only the play.
     """
 
-    __slots__ = ("procedure", "input_names", "sites", "_compiler", "_functions", "_lock", "_outcomes")
+    __slots__ = ("procedure", "input_names", "sites", "_compiler", "_functions", "_lock", "_outcomes", "_values")
 
     def __init__(self, procedure: ir.CheckedProcedure, input_names: tuple[str, ...], sites: tuple, compiler: "_ProcedureCompiler"):
         self.procedure = procedure
@@ -105,6 +109,7 @@ class ProcedureCode:
         self._functions: dict[str, Callable] = {}
         self._lock = threading.Lock()
         self._outcomes: dict = {}
+        self._values: dict = {}  # outcome key -> the one OutcomeValue made for it (bounded: SHARED_OUTCOMES)
 
     def _function(self, mode: str) -> Callable:
         with self._lock:
@@ -149,6 +154,22 @@ class ProcedureCode:
         name, names = self.sites[key[0]]
         return OutcomeValue(name, tuple(zip(names, key[1:])))
 
+    def shared_outcome(self, key: Any) -> OutcomeValue:
+        """:meth:`outcome`, the same object for equal keys (up to SHARED_OUTCOMES of them).
+
+        For exact odds, whose callers keep the outcomes in their states: states
+        that hold one object compare by identity, not field by field.  (A single
+        play makes each outcome once, and gains nothing from it.)
+        """
+        values = self._values
+        found = values.get(key)
+        if found is None:
+            found = self.outcome(key)
+            if len(values) >= SHARED_OUTCOMES:
+                values.clear()  # bounded memory; outcomes made afresh are only slower to compare
+            values[key] = found
+        return found
+
     def _entry(self, key: Any) -> tuple:
         """(outcome, name, its fields as text): what ordering needs, made once per key (up to a bound)."""
         if type(key) is int:
@@ -164,7 +185,7 @@ class ProcedureCode:
 
     def outcomes(self, weights: dict) -> dict:
         """Keys to outcomes (equal outcomes have equal keys: see the outcome numbers)."""
-        convert = self.outcome
+        convert = self.shared_outcome
         return {convert(key): weight for key, weight in weights.items()}
 
     def distribution(self, weights: dict, denom: int) -> tuple[tuple, int]:

@@ -111,3 +111,21 @@ def test_a_passed_record_arrives_whole(rules, engine):
     dist = odds(rules, "attack", {"fleet": [{"kind": "small", "hits": 2}], "need": 5}, engine=engine)
     targets = {(t.get("kind"), t.get("hits")): p for t, p in ((o.get("target"), p) for o, p in dist.outcomes)}
     assert targets == {("small", 3): Fraction(1, 3), ("small", 2): Fraction(2, 3)}
+
+
+def test_a_resolved_procedures_equal_outcomes_are_one_object(rules):
+    # Exact odds hand a caller the outcomes of what it resolves; equal outcomes
+    # are one object, so the caller's states compare them by identity.
+    from interpreter.limits import Limits
+    from interpreter.runtime import Run
+    from interpreter.values import Record
+
+    program = rules.program("hit")
+    inputs = {"target": Record("ship", (("kind", "big"), ("hits", 0))), "need": 6, "face_bonus": 0}
+    first, _ = program.run_exact(Run(rules, Limits()), inputs)
+    again, _ = program.run_exact(Run(rules, Limits()), inputs)
+    assert len(first) == 2  # hit (a 6: 1/6) and miss (5/6)
+    assert all(any(a is b for b in again) for a in first)
+    # A single play makes its outcome afresh: nothing is kept for it.
+    key = (0, inputs["target"], 0)
+    assert program.outcome(key) == program.outcome(key) and program.outcome(key) is not program.outcome(key)
