@@ -87,10 +87,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(command_line: CommandLine | None = None, command: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line, or with ``command`` only that command's options (the others listed by name).
+    """The whole command line; with ``command``, the parser of that command alone (or, when it names
+    no command, every command listed by name without its options).
 
-    Adding every command's options costs more than the rest of ``--help``; a
-    run of one command needs the options of that one only.
+    Making every command's parser and options costs more than the rest of
+    ``--help``; a run of one command needs that one only.
     """
     parser = _Parser(
         prog="wartable",
@@ -100,7 +101,11 @@ def build_parser(command_line: CommandLine | None = None, command: str | None = 
     parser.add_argument("--version", action=_LazyVersion, version="")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=lambda **kw: _Parser(command_line=command_line, **kw))
     sub.required = True
-    for name, (help_text, add_options) in COMMANDS.items():
+    # A run of a known command needs its own parser only; the others are made to be listed (--help) or
+    # offered when a command is misspelt.
+    names = (command,) if command in COMMANDS else tuple(COMMANDS)
+    for name in names:
+        help_text, add_options = COMMANDS[name]
         subcommand = sub.add_parser(name, help=help_text)
         if command is None or command == name:
             add_options(subcommand)
