@@ -1512,6 +1512,17 @@ class _ProcedureCompiler:
             _PlayWriter(self, f, roll="r", mode="sample", hoist=hoist, stable=stable).block(rest, loops=0)
             for hoisted in hoist.values():
                 f.needs[hoisted] = "UNSET"
+            f.indent -= 2
+            # the outcomes counted per outcome (see _PlayWriter.statement), into C by their keys
+            for counts in [name for name in f.needs if name.startswith("SC") and name[2:].isdigit()]:
+                site = int(counts[2:])
+                if f.needs[counts] == "0":
+                    f.line(f"if {counts}: C[{site}] = C.get({site}, 0) + {counts}")
+                else:
+                    f.line(f"for ov, n in {counts}.items():")
+                    f.line(f"    k = ({site}, ov)")
+                    f.line("    C[k] = C.get(k, 0) + n")
+            f.indent += 2
         else:
             arguments = ", ".join(f"sv{s}" if s in changed else f"v{s}" for s in carried)
             f.line(f"k = {trial}({arguments})")
@@ -1625,9 +1636,24 @@ class _PlayWriter:
                 f.line(f"k = {key}")
                 f.line("C[k] = C.get(k, 0) + trials")
                 f.line("return")
-            else:
+            elif len(s.fields) > 1:
                 f.line(f"k = {key}")
                 f.line("C[k] = C.get(k, 0) + 1")
+                f.line("continue")
+            else:
+                # counted per outcome, by its one field's value (or in a plain counter): no key tuple
+                # made and hashed every trial; _sample_entry adds them to C after the trials
+                site = c.site_of[id(s)]
+                if s.fields:
+                    counts = f.need(f"SC{site}", "{}")
+                    value = e(s.fields[0][1])
+                    if not value.isidentifier():
+                        temporary = f.temp("ov")
+                        f.line(f"{temporary} = {value}")
+                        value = temporary
+                    f.line(f"{counts}[{value}] = {counts}.get({value}, 0) + 1")
+                else:
+                    f.line(f"{f.need(f'SC{site}', '0')} += 1")
                 f.line("continue")
             return True
         if kind is ir.Break:

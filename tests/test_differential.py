@@ -525,3 +525,27 @@ def test_prepared_inputs_are_shared(make_ruleset):
     ruleset = make_ruleset({"p": procedure("outcome v(n = n)", inputs="{n: {type: int, min: 1}}")})
     assert exact(ruleset, "p", {"n": 0})[0] == exact(ruleset, "p", {"n": 0})[1]
     assert prepare_inputs(ruleset.compiled["p"], {"n": 3}) == {"n": 3}
+
+
+def test_monte_carlo_counts_each_kind_of_outcome_alike(make_ruleset):
+    # Monte Carlo counts an outcome with one field by that field's value, one with no field in a
+    # plain counter, and one with more fields by its whole key: every kind must come out as the
+    # reference evaluator counts it, and the counts must add up to the trials.
+    ruleset = make_ruleset({"p": procedure("""
+        let face = 1d6
+        if face == 1 then
+          outcome plain
+        elif face == 2 then
+          outcome literal(x = 3)
+        elif face <= 4 then
+          outcome named(x = face)
+        elif face == 5 then
+          outcome text(word = "five")
+        end
+        outcome pair(x = face, y = face * 2)
+    """)})
+    compiled, reference = sample(ruleset, "p", {}, seed=5, trials=600)
+    assert compiled == reference and compiled[0] == "ok"
+    counts = dict(compiled[1])
+    assert sum(counts.values()) == 600
+    assert {outcome.name for outcome in counts} == {"plain", "literal", "named", "text", "pair"}
