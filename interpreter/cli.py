@@ -306,8 +306,14 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
 
 
 def _command_named(argv: list[str]) -> str:
-    """The command the arguments name (the first one not an option: the top level takes no values), or ''."""
-    return next((arg for arg in argv if not arg.startswith("-")), "")
+    """The command the arguments name (the first one not an option: the top level takes no values), or ''
+    when there is none or the top level's own --help comes first (it lists every command)."""
+    for arg in argv:
+        if arg in ("-h", "--help"):
+            return ""
+        if not arg.startswith("-"):
+            return arg
+    return ""
 
 
 def _wants_json(argv: list[str]) -> bool:

@@ -422,3 +422,42 @@ def test_list_shows_record_types_for_situation_files():
     assert types.split()[0] == "naval_unit"
     for field in ("nation: enum(", "type: enum(", "contact: int", "combat: int"):
         assert field in types
+
+
+COMMAND_NAMES = ("check", "list", "test", "show", "run", "odds", "sweep", "aid", "schema", "diff")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["-h"], ["--help", "run"]])
+def test_the_top_level_help_lists_every_command(argv, tmp_path):
+    # `--help` before any command is the top level's: every command with its one line.
+    done = subprocess_run([str(installed_wartable()), *argv], tmp_path)
+    assert done.returncode == 0, done.stderr
+    listed = re.findall(r"^    (\w+) ", done.stdout, re.MULTILINE)
+    assert tuple(listed) == COMMAND_NAMES
+
+
+def test_a_command_help_shows_that_commands_options(tmp_path):
+    done = subprocess_run([str(installed_wartable()), "run", "--help"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: wartable run ")
+    for option in ("--seed", "--dice", "--trace", "--set", "--situation", "--max-work", "--base-path", "--by"):
+        assert option in done.stdout, option
+    assert "--what-if" not in done.stdout  # odds' option, not run's
+
+
+def test_a_misspelt_command_is_shown_with_every_command_to_choose_from(tmp_path):
+    done = subprocess_run([str(installed_wartable()), "rn", "eto", "interception"], tmp_path)
+    assert done.returncode == 2
+    assert_positioned(done.stderr, "<command line>", 1, 10, "wartable rn eto interception", "invalid choice: 'rn'")
+    assert all(f"'{name}'" in done.stderr for name in COMMAND_NAMES)
+
+
+def test_the_help_imports_no_schema_grammar_or_evaluator(tmp_path):
+    script = (
+        "import sys, io, contextlib\nfrom interpreter.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n    main(['--help'])\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'lark', 'yaml', 'dataclasses', 'typing')"
+        " or m in ('interpreter.evaluator', 'interpreter.compiler')))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True, cwd=tmp_path)
+    assert done.stdout.strip() == "[]"
