@@ -242,6 +242,7 @@ class Builder:
             marks[f"inputs.{name}.key"] = pos_of(doc, path + ("inputs", name), at_key=True)
         for name in data.get("choices") or {}:
             marks[f"choices.{name}"] = pos_of(doc, path + ("choices", name))
+            marks[f"choices.{name}.key"] = pos_of(doc, path + ("choices", name), at_key=True)
         for field_name in (data.get("expect") or {}).get("fields") or {}:
             marks[f"expect.fields.{field_name}"] = pos_of(doc, path + ("expect", "fields", field_name))
         if "expect" in data:

@@ -8,12 +8,13 @@ testing a variant sees where.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .api import odds, prepare_inputs, resolve
+from .api import odds, prepare_inputs, reachable_choices, resolve
 from .dice import DiceScriptError
 from .errors import Diagnostic, RuleViolation, RulesetError, UsageError
 from .inputs import CoercionError, coerce
@@ -55,6 +56,7 @@ def run_example(ruleset: Ruleset, example: Example, limits: Limits | None = None
         except CoercionError as error:
             problems.append(example.where(f"inputs.{name}").diagnostic(error.message))
     choices = dict(data.get("choices") or {})
+    problems.extend(_choice_problems(ruleset, example, procedure.name, choices))
     if problems:
         return ExampleResult(example, tuple(problems))
     try:
@@ -71,6 +73,24 @@ def run_example(ruleset: Ruleset, example: Example, limits: Limits | None = None
     if not any(key in data for key in ("expect", "violation", "odds")):
         problems.append(example.pos.diagnostic("example checks nothing: give expect, violation or odds"))
     return ExampleResult(example, tuple(problems))
+
+
+def _choice_problems(ruleset: Ruleset, example: Example, procedure: str, choices: dict) -> list[Diagnostic]:
+    """A choice the procedure (or a procedure it resolves) does not have, or an option it does not offer."""
+    open_choices = {choice.name: choice for choice in reachable_choices(ruleset, procedure)}
+    problems = []
+    for name, option in choices.items():
+        choice = open_choices.get(name)
+        if choice is None:
+            close = difflib.get_close_matches(name, sorted(open_choices), n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            known = ", ".join(open_choices) or "none"
+            problems.append(example.where(f"choices.{name}.key").diagnostic(
+                f"procedure '{procedure}' has no choice '{name}' ({hint}choices: {known})"))
+        elif option not in choice.options:
+            problems.append(example.where(f"choices.{name}").diagnostic(
+                f"choice '{name}' must be one of {', '.join(choice.options)}, not {option!r}"))
+    return problems
 
 
 def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict, limits: Limits | None) -> list[Diagnostic]:

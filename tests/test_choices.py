@@ -27,3 +27,41 @@ def test_a_choice_reached_without_fixing_it_stays_open(make_ruleset):
     # the second call follows the player's choice; the first is always z (outcome b)
     assert by_choice["x"].probability("v", n="b", m="a") == 1
     assert by_choice["z"].probability("v", n="b", m="b") == 1
+
+
+def test_an_examples_choices_are_checked_where_they_are_written(tmp_path):
+    # A rule test that fixes a choice the procedure does not have, or an option the choice does not
+    # offer, fails at that name or value (it used to pass, the misspelt choice ignored).
+    import subprocess
+
+    from conftest import ruleset_text
+    from test_cli import assert_positioned, installed_wartable
+
+    examples = """
+examples:
+  - name: "a choice of the procedure it resolves"
+    procedure: p
+    choices: {c: z}
+    expect: {outcome: v, fields: {n: b}}
+  - name: "misspelt choice"
+    procedure: p
+    choices: {cc: z}
+    expect: {outcome: v, fields: {n: b}}
+  - name: "option not offered"
+    procedure: p
+    choices: {c: w}
+    expect: {outcome: v, fields: {n: b}}
+"""
+    path = tmp_path / "r.yaml"
+    path.write_text(ruleset_text({"q": CALLEE, "p": procedure('let s = resolve q()\noutcome v(n = s.outcome)')}) + examples, encoding="utf-8")
+    text = path.read_text(encoding="utf-8").splitlines()
+    misspelt = next(i for i, line in enumerate(text, 1) if "{cc: z}" in line)
+    offered = next(i for i, line in enumerate(text, 1) if "{c: w}" in line)
+    done = subprocess.run([str(installed_wartable()), "test", "r.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "1 passed, 2 failed" in done.stdout
+    lines = done.stderr.splitlines()  # each problem: the message, the line, the caret
+    assert len(lines) == 6, done.stderr
+    assert_positioned("\n".join(lines[:3]), "r.yaml", misspelt, 15, "    choices: {cc: z}",
+                      "procedure 'p' has no choice 'cc' (did you mean 'c'? choices: c)")
+    assert_positioned("\n".join(lines[3:]), "r.yaml", offered, 18, "    choices: {c: w}", "choice 'c' must be one of x, z, not 'w'")
