@@ -72,6 +72,14 @@ def _checked_call(
     elif not isinstance(limits, Limits):
         raise _misuse(f"limits are a Limits(...), not {type(limits).__name__}")
     compiled = procedure_of(ruleset, procedure)
+    if choices:
+        offered = {choice.name: choice for choice in reachable_choices(ruleset, procedure)}
+        for name, option in choices.items():
+            if name not in offered:
+                known = ", ".join(offered) or "none"
+                raise _misuse(f"procedure '{procedure}' has no choice '{name}' (choices: {known})")
+            if option not in offered[name].options:
+                raise _misuse(f"choice '{name}' must be one of {', '.join(offered[name].options)}, not {option!r}")
     return compiled, prepare_inputs(compiled, inputs or {}, choices, ruleset.input_plan(procedure)), limits
 
 

@@ -35,6 +35,9 @@ def eto():
     (lambda eto: resolve(eto, "interception", {"zones": "7"}, dice=[4]), "must be a whole number"),
     (lambda eto: odds(eto, "interception", "zones=7"), "inputs are a mapping"),
     (lambda eto: odds(eto, "no_such_procedure"), "has no procedure 'no_such_procedure'"),
+    # a choice the procedure (and every procedure it resolves) lacks: refused, not ignored
+    (lambda eto: odds(eto, "interception", {"zones": 7}, choices={"zone": "7"}), "has no choice 'zone' (choices: none)"),
+    (lambda eto: monte_carlo(eto, "interception", {"zones": 7}, trials=10, choices={"x": "y"}), "has no choice 'x'"),
     (lambda eto: odds_by_choice(eto, "interception", {"zones": 7}, limits=3), "limits are a Limits"),
     (lambda eto: monte_carlo(eto, "interception", {"zones": 7}, trials="10"), "trials must be a whole number"),
     (lambda eto: monte_carlo(eto, "interception", {"zones": 7}, trials=0), "trials must be a whole number from 1"),
