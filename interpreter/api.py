@@ -29,10 +29,10 @@ from .inputs import MAX_INT_BITS, CoercionError, coerce
 from .limits import Budget, Limits, breach
 from .ruleset import MISSING
 from .runtime import Run, fraction
-from .values import OutcomeValue, to_plain
+from .values import OutcomeValue
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .evaluator import TraceEvent
+    from .trace import TraceEvent
 
 Ruleset = CompiledRuleset  # what load_ruleset gives and every call takes
 ENGINES = ("compiled", "reference")
@@ -195,18 +195,10 @@ class Resolution:
     illustrative_tables: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
-        return {
-            "ruleset": self.ruleset,
-            "procedure": self.procedure,
-            "inputs": {k: to_plain(v) for k, v in self.inputs.items()},
-            "seed": self.seed,
-            "dice": list(self.dice),
-            "outcome": to_plain(self.outcome),
-            "trace": [
-                {"kind": e.kind, "message": e.message, "rule": e.rule, "depth": e.depth, "where": e.where, **{k: to_plain(v) for k, v in e.data}}
-                for e in self.trace
-            ],
-        }
+        """As ``--json`` prints it (``results.resolution``)."""
+        from . import results
+
+        return results.resolution(self)
 
 
 def resolve(
@@ -302,16 +294,10 @@ class Distribution:
         return means(self)
 
     def to_json(self) -> dict:
-        return {
-            "ruleset": self.ruleset,
-            "procedure": self.procedure,
-            "inputs": {k: to_plain(v) for k, v in self.inputs.items()},
-            "outcomes": [
-                {"name": o.name, "fields": {k: to_plain(v) for k, v in o.fields}, "probability": f"{p.numerator}/{p.denominator}", "p": float(p)}
-                for o, p in self.outcomes
-            ],
-            "truncated": f"{self.truncated.numerator}/{self.truncated.denominator}",
-        }
+        """As ``--json`` prints it (``results.distribution``)."""
+        from . import results
+
+        return results.distribution(self)
 
 
 def odds(
@@ -480,17 +466,10 @@ class Sample:
     illustrative_tables: tuple[str, ...] = ()  # see Resolution
 
     def to_json(self) -> dict:
-        return {
-            "ruleset": self.ruleset,
-            "procedure": self.procedure,
-            "inputs": {k: to_plain(v) for k, v in self.inputs.items()},
-            "seed": self.seed,
-            "trials": self.trials,
-            "outcomes": [
-                {"name": o.name, "fields": {k: to_plain(v) for k, v in o.fields}, "count": c, "p": c / self.trials}
-                for o, c in self.counts
-            ],
-        }
+        """As ``--json`` prints it (``results.sample``)."""
+        from . import results
+
+        return results.sample(self)
 
     def marginal(self, fields: "Iterable[str]"):
         """Shares of the values of chosen fields, each with its standard error (a list of Estimate)."""

@@ -28,21 +28,10 @@ from .inputs import CoercionError, coerce
 from .limits import STATEMENT_WORK, Budget, Limits, LimitExceeded, breach
 from .ruleset import Ruleset
 from .tables import OffTable, lookup
+from .trace import TraceEvent
 from .values import OutcomeValue, Record, brief, canonical, conforms, kind_of_value, show
 
 __all__ = ["Dist", "Executor", "LimitExceeded", "Limits", "TraceEvent"]
-
-
-@dataclass(frozen=True)
-class TraceEvent:
-    """One step of an explanation."""
-
-    kind: str  # roll, lookup, shift, clamp, modifier, set, note, call, outcome
-    message: str
-    rule: str | None = None
-    depth: int = 0
-    where: str = ""
-    data: tuple[tuple[str, Any], ...] = ()
 
 
 class Dist:
@@ -141,10 +130,11 @@ class Executor:
 
     # ---- tracing -------------------------------------------------------------------
 
-    def note(self, frame: _Frame, kind: str, message: str, pos: ast.Pos | None = None, rule: str | None = None, **data) -> None:
+    def note(self, frame: _Frame, kind: str, step: str, pos: ast.Pos | None = None, rule: str | None = None, **data) -> None:
+        """Record a step of the trace: its data only (trace.describe words it)."""
         if self.trace is not None:
             where = f"{pos.source.name}:{pos.line}" if pos is not None else ""
-            self.trace.append(TraceEvent(kind, message, rule, frame.depth, where, tuple(data.items())))
+            self.trace.append(TraceEvent(kind, rule, frame.depth, where, (("step", step),) + tuple(data.items())))
 
     # ---- procedures ----------------------------------------------------------------
 
@@ -204,7 +194,7 @@ class Executor:
                     raise RuleViolation(statement.pos.diagnostic(f"rule violated: {statement.message}"))
             return dist
         if kind is ir.Note:
-            self.note(frame, "note", statement.text, statement.pos)
+            self.note(frame, "note", "note", statement.pos, text=statement.text)
             return dist
         raise AssertionError(f"unknown statement {statement!r}")  # pragma: no cover
 
@@ -216,7 +206,7 @@ class Executor:
             new = env[:slot] + (value,) + env[slot + 1:]
             out[new] = out.get(new, 0) + weight
         if self.trace is not None and not isinstance(value_expr, (ir.Local, ir.Lookup, ir.ModifierSum)):
-            self.note(frame, "set", f"{statement.name} = {brief(value)}", statement.pos)
+            self.note(frame, "set", "set", statement.pos, name=statement.name, value=value)
         return Dist(out, dist.denom)
 
     def _spread(self, dist: Dist, slot: int, per_state: list[tuple[tuple, int, dict, int]], pos) -> Dist:
@@ -248,22 +238,16 @@ class Executor:
                 per_state.append((env, weight, self._roll_distribution(kind, count, sides, counted, statement.pos), sides**count))
                 continue
             faces = [self.dice.roll(sides) for _ in range(count)]
+            rolled = {"form": kind, "count": count, "sides": sides, "text": statement.text, "faces": faces}
             if kind == "pool":
                 value = tuple(sorted(faces, reverse=True))
-                label = f"pool({count}, {sides})"
-                shown = ", ".join(map(str, faces)) + f" -> {show(value)}"
+                self.note(frame, "roll", "roll", statement.pos, **rolled, value=value)
             elif kind == "successes":
                 value = sum(1 for face in faces if face in counted)
-                label = f"{count}d{sides} counting {', '.join(map(str, sorted(counted))) or 'no face'}"
-                shown = ", ".join(map(str, faces)) + f" -> {value} success{'' if value == 1 else 'es'}"
+                self.note(frame, "roll", "roll", statement.pos, **rolled, counting=tuple(sorted(counted)), value=value)
             else:
                 value = sum(faces)
-                label = statement.text if statement.text != "dice" else f"{count}d{sides}"
-                shown = " + ".join(map(str, faces)) + (f" = {value}" if count > 1 else "")
-            if kind == "sum":
-                self.note(frame, "roll", f"roll {label}: {shown}", statement.pos, dice=label, faces=faces, total=value)
-            else:  # the pool or the count of successes, not a total
-                self.note(frame, "roll", f"roll {label}: {shown}", statement.pos, dice=label, faces=faces, value=value)
+                self.note(frame, "roll", "roll", statement.pos, **rolled, total=value)
             per_state.append((env, weight, {value: 1}, 1))
         return self._spread(dist, statement.slot, per_state, statement.pos)
 
@@ -320,7 +304,7 @@ class Executor:
         for env, weight in dist.weights.items():
             given = {name: self.eval(value, env, frame) for name, value in statement.args}
             inputs = self.callee_inputs(callee, given, statement.pos)
-            self.note(frame, "call", f"resolve {callee.name}: {callee.title}", statement.pos, callee.rule)
+            self.note(frame, "call", "call", statement.pos, callee.rule, procedure=callee.name, title=callee.title)
             key = (callee.name, tuple(sorted(inputs.items())))
             outcomes = self._call_memo.get(key) if self.exact else None
             if outcomes is None:
@@ -495,7 +479,7 @@ class Executor:
             outcome = OutcomeValue(statement.name, fields)
             finished[outcome] = finished.get(outcome, 0) + weight
         if self.trace is not None:
-            self.note(frame, "outcome", f"outcome {brief(outcome, 400)}", statement.pos, statement.rule or frame.procedure.rule)
+            self.note(frame, "outcome", "outcome", statement.pos, statement.rule or frame.procedure.rule, outcome=outcome)
         return _Flow(Dist(), finished=Dist(finished, dist.denom))
 
     # ---- expressions -----------------------------------------------------------------
@@ -616,22 +600,18 @@ class Executor:
             raise RuleViolation(expr.pos.diagnostic(f"{table.title}: {error.message}")) from None
         if self.trace is not None:
             if result.row_clamped_from is not None:
-                self.note(frame, "clamp", f"{table.title}: row key {result.row_clamped_from} is off the table; clamped to row {result.row.label}", expr.pos, table.rule)
+                self.note(frame, "clamp", "row_clamp", expr.pos, table.rule, table=table.name, table_title=table.title,
+                          key=result.row_clamped_from, row=result.row.label)
             if result.column_before_shift is not None:
-                direction = "right" if shift > 0 else "left"
-                self.note(
-                    frame, "shift",
-                    f"{table.title}: column {result.column_before_shift.label} shifted {abs(shift)} {direction}"
-                    + (" (clamped at the edge)" if result.column_clamped_from else "")
-                    + f" -> {result.column.label}",
-                    expr.pos, table.rule,
-                )
+                self.note(frame, "shift", "column_shift", expr.pos, table.rule, table=table.name, table_title=table.title,
+                          from_column=result.column_before_shift.label, shift=shift, clamped=bool(result.column_clamped_from),
+                          column=result.column.label)
             elif result.column_clamped_from is not None:
-                self.note(frame, "clamp", f"{table.title}: column key {result.column_clamped_from} is off the table; clamped to column {result.column.label}", expr.pos, table.rule)
-            where = f"row {result.row.label}" + (f", column {result.column.label}" if result.column is not None else "")
+                self.note(frame, "clamp", "column_clamp", expr.pos, table.rule, table=table.name, table_title=table.title,
+                          key=result.column_clamped_from, column=result.column.label)
             self.note(
-                frame, "lookup", f"{table.title}: {where} -> {show(result.value)}", expr.pos, table.rule,
-                table=table.name, row=result.row.label, column=result.column.label if result.column else None,
+                frame, "lookup", "lookup", expr.pos, table.rule, table=table.name, table_title=table.title,
+                row=result.row.label, column=result.column.label if result.column else None, value=result.value,
                 value_from=result.provenance,
             )
         return result.value
@@ -644,16 +624,14 @@ class Executor:
             if self.eval(condition, env, frame):
                 total += entry.value
                 if self.trace is not None:
-                    amount = f"{abs(entry.value)}{'R' if entry.value > 0 else 'L'}" if shifts else f"{entry.value:+d}"
-                    kind = "shift" if shifts else "modifier"
                     self.note(
-                        frame, kind, f"{'column shift' if shifts else 'DRM'} {amount}: {entry.label}", entry.pos, entry.rule,
-                        entry=entry.name, value=entry.value, value_from=entry.value_from or f"{entry.pos.source.name}:{entry.pos.line}",
+                        frame, "shift" if shifts else "modifier", "modifier_entry", entry.pos, entry.rule,
+                        entry=entry.name, label=entry.label, shifts=shifts, value=entry.value,
+                        value_from=entry.value_from or f"{entry.pos.source.name}:{entry.pos.line}",
                     )
         if self.trace is not None:
-            label = "net column shift" if shifts else "net DRM"
-            shown = (f"{abs(total)}{'R' if total > 0 else 'L'}" if total else "0") if shifts else f"{total:+d}"
-            self.note(frame, "shift" if shifts else "modifier", f"{modifier_list.title}: {label} {shown}", expr.pos, modifier_list.rule)
+            self.note(frame, "shift" if shifts else "modifier", "modifier_total", expr.pos, modifier_list.rule,
+                      modifier_list=modifier_list.name, list=modifier_list.title, shifts=shifts, total=total)
         return total
 
 

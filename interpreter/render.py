@@ -216,15 +216,6 @@ def text_test_summary(doc: dict) -> str:
 TRACE_KINDS_SHORT = {"roll", "lookup", "modifier", "shift", "clamp", "note", "call", "outcome"}
 
 
-def trace_line(event: dict) -> str:
-    """One step, from its structured fields where they say everything, else from its message."""
-    if event["kind"] == "roll" and {"dice", "faces", "total"} <= set(event):
-        faces = event["faces"]
-        shown = " + ".join(map(str, faces)) + (f" = {event['total']}" if len(faces) > 1 else "")
-        return f"roll {event['dice']}: {shown}"
-    return event["message"]
-
-
 def _illustrative_line(doc: dict) -> list[str]:
     """Say so when a result rests on tables the source did not give (marked example: true)."""
     tables = doc.get("illustrative_tables") or []
@@ -243,7 +234,7 @@ def text_resolution(doc: dict, *, full_trace: bool, provenance: bool = False) ->
         if not full_trace and (event["kind"] == "outcome" or event["kind"] not in TRACE_KINDS_SHORT):
             continue
         indent = "  " * (event["depth"] + 1)
-        lines.append(f"{indent}{trace_line(event)}")
+        lines.append(f"{indent}{event['message']}")  # worded by trace.describe
         if provenance and event.get("value_from"):
             lines.append(f"{indent}    value from {event['value_from']}")
         if full_trace and (event["rule"] or event["where"]):

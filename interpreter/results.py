@@ -17,6 +17,7 @@ from typing import Any, Iterable, Sequence
 from .errors import Diagnostic
 from .ruleset import MISSING, ModifierList, Ruleset
 from .tables import Table
+from .trace import public_fields
 from .values import BoolType, IntType, ListType, RatioType, RecordType, StrType, Type, show, to_plain
 
 
@@ -357,13 +358,14 @@ def sample(s: Any, *, by: Sequence[str] | None = None, digits: int | None = None
 
 
 def trace_event(event: Any) -> dict:
+    """A trace step: its kind, its words, where it comes from, and its fields (``trace.public_fields``)."""
     return {
         "kind": event.kind,
         "message": event.message,
         "rule": event.rule,
         "depth": event.depth,
         "where": event.where,
-        **{k: to_plain(v) for k, v in event.data},
+        **public_fields(event),
     }
 
 

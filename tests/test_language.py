@@ -598,7 +598,7 @@ def test_modifiers_and_shifts_add_up_the_entries_that_apply(tables, n, drm, shif
 
 def test_modifier_trace_names_each_entry_that_applied(tables):
     play = tables("modifiers drms", 4)
-    applied = [dict(e.data).get("entry") for e in play.trace if e.kind == "modifier" and e.data]
+    applied = [e.get("entry") for e in play.trace if e.kind == "modifier" and e.get("step") == "modifier_entry"]
     assert applied == ["big", "even", "always"]
     assert any("net DRM +2" in e.message for e in play.trace)
 
