@@ -15,6 +15,7 @@ step: ``resolve(..., trace=True)`` (the default) uses it, and
 
 from __future__ import annotations
 
+
 import itertools
 import random
 from dataclasses import dataclass
@@ -73,13 +74,8 @@ def _checked_call(
         raise _misuse(f"limits are a Limits(...), not {type(limits).__name__}")
     compiled = procedure_of(ruleset, procedure)
     if choices:
-        offered = {choice.name: choice for choice in reachable_choices(ruleset, procedure)}
-        for name, option in choices.items():
-            if name not in offered:
-                known = ", ".join(offered) or "none"
-                raise _misuse(f"procedure '{procedure}' has no choice '{name}' (choices: {known})")
-            if option not in offered[name].options:
-                raise _misuse(f"choice '{name}' must be one of {', '.join(offered[name].options)}, not {option!r}")
+        for _, _, message in choice_problems(ruleset, procedure, choices):
+            raise _misuse(message)
     return compiled, prepare_inputs(compiled, inputs or {}, choices, ruleset.input_plan(procedure)), limits
 
 
@@ -406,6 +402,24 @@ def reachable_choices(ruleset: Ruleset, procedure: str) -> list:
                 found.setdefault(choice.name, choice)
         pending.extend((call.procedure, frozenset(arg for arg, _ in call.args)) for call in _calls(compiled.body))
     return list(found.values())
+
+
+def choice_problems(ruleset: Ruleset, procedure: str, choices: Mapping[str, str]) -> list[tuple[str, bool, str]]:
+    """(choice name, whether the name itself is wrong, message) for each given choice that no procedure on
+    ``procedure``'s paths has, or whose option that choice does not offer."""
+    offered = {choice.name: choice for choice in reachable_choices(ruleset, procedure)}
+    problems = []
+    for name, option in choices.items():
+        choice = offered.get(name)
+        if choice is None:
+            import difflib  # only for a mistake: not on every call's path
+
+            close = difflib.get_close_matches(name, sorted(offered), n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            problems.append((name, True, f"procedure '{procedure}' has no choice '{name}' ({hint}choices: {', '.join(offered) or 'none'})"))
+        elif option not in choice.options:
+            problems.append((name, False, f"choice '{name}' must be one of {', '.join(choice.options)}, not {option!r}"))
+    return problems
 
 
 def _calls(block: ir.Block):

@@ -87,7 +87,7 @@ _ORDER = __import__("operator").itemgetter(0, 1, 2)
 _ALLOWED_BUILTINS = ("len", "int", "min", "max", "abs", "all", "any", "tuple", "range", "type", "enumerate", "sum", "sorted")
 
 
-# Outcome values kept per procedure so that equal outcomes are one object (see ProcedureCode.outcome).
+# Outcome values kept per procedure so that equal outcomes are one object (see ProcedureCode.shared_outcome).
 SHARED_OUTCOMES = 1 << 16
 
 

@@ -8,13 +8,12 @@ testing a variant sees where.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .api import odds, prepare_inputs, reachable_choices, resolve
+from .api import choice_problems, odds, prepare_inputs, resolve
 from .dice import DiceScriptError
 from .errors import Diagnostic, RuleViolation, RulesetError, UsageError
 from .inputs import CoercionError, coerce
@@ -76,21 +75,11 @@ def run_example(ruleset: Ruleset, example: Example, limits: Limits | None = None
 
 
 def _choice_problems(ruleset: Ruleset, example: Example, procedure: str, choices: dict) -> list[Diagnostic]:
-    """A choice the procedure (or a procedure it resolves) does not have, or an option it does not offer."""
-    open_choices = {choice.name: choice for choice in reachable_choices(ruleset, procedure)}
-    problems = []
-    for name, option in choices.items():
-        choice = open_choices.get(name)
-        if choice is None:
-            close = difflib.get_close_matches(name, sorted(open_choices), n=1)
-            hint = f"did you mean '{close[0]}'? " if close else ""
-            known = ", ".join(open_choices) or "none"
-            problems.append(example.where(f"choices.{name}.key").diagnostic(
-                f"procedure '{procedure}' has no choice '{name}' ({hint}choices: {known})"))
-        elif option not in choice.options:
-            problems.append(example.where(f"choices.{name}").diagnostic(
-                f"choice '{name}' must be one of {', '.join(choice.options)}, not {option!r}"))
-    return problems
+    """A choice the procedure (or a procedure it resolves) does not have, or an option it does not offer, at its line."""
+    return [
+        example.where(f"choices.{name}.key" if at_key else f"choices.{name}").diagnostic(message)
+        for name, at_key, message in choice_problems(ruleset, procedure, choices)
+    ]
 
 
 def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict, limits: Limits | None) -> list[Diagnostic]:
