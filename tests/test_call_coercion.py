@@ -18,6 +18,7 @@ from interpreter.inputs import coercion_keeps
 from interpreter.values import ANY, BOOL, INT, STR, IntType, ListType, RecordType, StrType
 
 from conftest import procedure, ruleset_text
+from test_order_free import TYPES  # the same ship: kind big or small, hits
 
 ENGINES = ("compiled", "reference")
 SHIP = RecordType("ship", (("kind", StrType(("big", "small"))), ("hits", INT)))
@@ -45,14 +46,6 @@ SHIP = RecordType("ship", (("kind", StrType(("big", "small"))), ("hits", INT)))
 def test_what_needs_no_coercion(expected, actual, keeps):
     assert coercion_keeps(expected, actual) is keeps
 
-
-TYPES = """
-types:
-  ship:
-    fields:
-      kind: {type: enum, values: [big, small]}
-      hits: {type: int, default: 0}
-"""
 
 PROCEDURES = {
     "hit": procedure("""
