@@ -889,22 +889,16 @@ def _yaml_value(text: str, command_line: CommandLine, index: int | None, offset:
         raise command_line.error(index, first.message, offset + first.column - 1) from None
 
 
-def _gather_choices(procedure, args, command_line: CommandLine, ruleset=None) -> dict[str, str]:
+def _gather_choices(procedure, args, command_line: CommandLine, ruleset) -> dict[str, str]:
     """--choose values, for the procedure's choices and those of the procedures it resolves."""
-    from .api import reachable_choices
+    from .api import choice_problems
 
-    available = {c.name: c for c in (reachable_choices(ruleset, procedure.name) if ruleset is not None else procedure.choices)}
     choices = {}
     for text in args.chosen:
         name, value, index = _split_assignment(text, "--choose", command_line)
-        choice = available.get(name)
-        if choice is None:
-            known = ", ".join(available) or "none"
-            raise command_line.error(index, f"procedure '{procedure.name}' has no choice '{name}' (choices: {known})", _offset(command_line, index, name))
-        if value not in choice.options:
-            raise command_line.error(
-                index, f"choice '{name}' must be one of {', '.join(choice.options)}, not {value!r}", _offset(command_line, index, text) + len(name) + 1
-            )
+        for _, at_name, message in choice_problems(ruleset, procedure.name, {name: value}):
+            offset = _offset(command_line, index, name) if at_name else _offset(command_line, index, text) + len(name) + 1
+            raise command_line.error(index, message, offset)
         choices[name] = value
     return choices
 

@@ -65,3 +65,17 @@ examples:
     assert_positioned("\n".join(lines[:3]), "r.yaml", misspelt, 15, "    choices: {cc: z}",
                       "procedure 'p' has no choice 'cc' (did you mean 'c'? choices: c)")
     assert_positioned("\n".join(lines[3:]), "r.yaml", offered, 18, "    choices: {c: w}", "choice 'c' must be one of x, z, not 'w'")
+
+
+def test_choose_on_the_command_line_names_the_closest_choice(tmp_path):
+    # eia battle's players' choices include attacker_intent (options first_strike, evade,
+    # evade_if_outnumbered): a misspelt name is shown with the closest choice, a wrong option with
+    # the options, each at its place on the command line.
+    from test_cli import assert_usage_error
+
+    base = ["odds", "eia", "battle", "--set", "attacker=[{kind: warship}]", "--set", "defender=[{kind: warship}]"]
+    line = "wartable odds eia battle --set 'attacker=[{kind: warship}]' --set 'defender=[{kind: warship}]'"
+    assert_usage_error(base + ["--choose", "atacker_intent=evade"], len(line) + 11, line + " --choose atacker_intent=evade",
+                       "has no choice 'atacker_intent' (did you mean 'attacker_intent'?")
+    assert_usage_error(base + ["--choose", "attacker_intent=flee"], len(line) + 27, line + " --choose attacker_intent=flee",
+                       "choice 'attacker_intent' must be one of first_strike, evade, evade_if_outnumbered, not 'flee'")
