@@ -1115,6 +1115,39 @@ class _ProcedureCompiler:
                 bound = self.facts.bound
                 once = _Expressions(self, f, hoist, lambda slot: slot not in unstable and slot not in bound)
                 hoist_at = len(f.lines)
+                folded = self._fold_target(statement, rest)
+                if folded is not None:
+                    # the die only chooses a branch of the `if` after it: the faces are counted per branch
+                    # (the conditions read for each face, in order, as written), and the rest runs once a branch
+                    self._exact_roll_checks(f, statement, state, faces)
+                    slot = f"v{statement.slot}"
+                    groups = f.temp("G")
+                    # conditions that read nothing of the state but the die (inputs, constants): counted once a call
+                    per_call = all(self.facts.uses(condition) <= {statement.slot} for condition, _ in folded.branches)
+                    if per_call:
+                        f.need(groups, "UNSET")
+                        f.line(f"if {groups} is UNSET:")
+                        f.indent += 1
+                    f.line(f"{groups} = {{}}")
+                    f.line(f"for {slot}, c in {self.module.ref(faces, 'faces')}:")
+                    for number, (condition, _) in enumerate(folded.branches):
+                        f.line(f"    {'if' if number == 0 else 'elif'} {once(condition)}: {groups}[{number}] = {groups}.get({number}, 0) + c")
+                    f.line(f"    else: {groups}[{len(folded.branches)}] = {groups}.get({len(folded.branches)}, 0) + c")
+                    if per_call:
+                        f.indent -= 1
+                    f.line(f"for {slot}, c in {groups}.items():")
+                    f.indent += 1
+                    for slot_number in restore:
+                        f.line(f"v{slot_number} = sv{slot_number}")
+                    inner_state = state.with_weight("w * c")
+                    ended = self._exact_chosen_branch(f, folded, slot, once, inner_state) or self._exact_statements(
+                        f, rest[1:], once, inner_state, None, faces, total)
+                    for name in hoist.values():
+                        f.lines.insert(hoist_at, "    " * (f.indent - 1) + f"{name} = UNSET")
+                    if not ended:
+                        self._exact_fallthrough(f, inner_state)
+                    f.indent -= 1
+                    return True
                 self._exact_roll(f, statement, expressions, state, faces, total)
                 for slot in restore:
                     f.line(f"v{slot} = sv{slot}")
@@ -1130,9 +1163,38 @@ class _ProcedureCompiler:
                 return True
         return False
 
-    def _exact_roll(self, f: _Function, statement: ir.Roll, expressions: _Expressions, state: "_SegmentState", faces, total) -> None:
-        m = self.module
-        pos = m.ref(statement.pos, "p")
+    def _fold_target(self, roll: ir.Roll, rest: list) -> ir.If | None:
+        """The `if` right after a roll when the die is read by its conditions only (not by its branches, nor
+        after it): then the faces need only be counted per branch."""
+        if not rest or type(rest[0]) is not ir.If:
+            return None
+        target, slot, facts = rest[0], roll.slot, self.facts
+        if slot in facts.after[id(target)]:
+            return None
+        blocks = [body for _, body in target.branches] + ([target.otherwise] if target.otherwise is not None else [])
+        if any(slot in facts.block_in[id(block)] for block in blocks):
+            return None
+        return target
+
+    def _exact_chosen_branch(self, f: _Function, statement: ir.If, chosen: str, expressions: _Expressions, state) -> bool:
+        """An `if` whose branch is already chosen (its number in ``chosen``); True when every branch ends."""
+        all_end = True
+        for number, (_, body) in enumerate(statement.branches):
+            f.line(f"{'if' if number == 0 else 'elif'} {chosen} == {number}:")
+            f.indent += 1
+            all_end = self._exact_branch(f, body, expressions, state) and all_end
+            f.indent -= 1
+        if statement.otherwise is None:
+            return False
+        f.line("else:")
+        f.indent += 1
+        all_end = self._exact_branch(f, statement.otherwise, expressions, state) and all_end
+        f.indent -= 1
+        return all_end
+
+    def _exact_roll_checks(self, f: _Function, statement: ir.Roll, state: "_SegmentState", faces) -> None:
+        """Whether the limits allow the roll, and its faces counted as states (each face is one, folded or not)."""
+        pos = self.module.ref(statement.pos, "p")
         count, sides = statement.count.value, statement.sides.value
         # the dice are literal: whether the limits allow them is known once per call
         fits = f.need(f"DOK{count}_{sides}", f"{count} <= rt.limits.max_dice_per_roll and {sides} <= rt.limits.max_faces and {len(faces)} <= rt.limits.max_roll_totals")
@@ -1140,6 +1202,10 @@ class _ProcedureCompiler:
         state.targets.counted = True
         f.line(f"n += {len(faces)}")
         f.line(f"if n > MS: rt.too_many_states({pos})")
+
+    def _exact_roll(self, f: _Function, statement: ir.Roll, expressions: _Expressions, state: "_SegmentState", faces, total) -> None:
+        m = self.module
+        self._exact_roll_checks(f, statement, state, faces)
         slot = f"v{statement.slot}"
         if all(ways == 1 for _, ways in faces):
             f.line(f"for {slot} in {m.ref(tuple(t for t, _ in faces), 'faces')}:")

@@ -1,0 +1,123 @@
+"""Exact odds count a die's faces per branch when the die only chooses a branch of the `if` after it.
+
+The compiled engine then runs the rest of the pass once a branch instead of once a face
+(compiler: _fold_target).  Every value is counted by hand in a comment; the reference
+evaluator, which never folds, must agree exactly, and so must a die that cannot be folded.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import pytest
+
+from interpreter import load_ruleset, odds
+from interpreter.errors import RuleViolation
+
+from conftest import procedure, ruleset_text
+
+ENGINES = ("compiled", "reference")
+
+PROCEDURES = {
+    # The minefield of seed 002's Example 2 in small: each mine rolls 1d6 and hits on 1-2.
+    "mines": procedure("""
+        let lost = 0
+        for mine in 1 .. mines do
+          if 1d6 <= 2 then
+            set lost = lost + 1
+          end
+        end
+        outcome crossed(lost = lost)
+    """, inputs="{mines: {type: int, min: 0}}"),
+    # The die is read after the `if`: it stays in the state, no folding.
+    "kept": procedure("""
+        let d = 1d6
+        let big = false
+        if d >= 5 then
+          set big = true
+        end
+        outcome rolled(face = d, big = big)
+    """),
+    # The die is read inside a branch: no folding.
+    "inside": procedure("""
+        let d = 1d6
+        if d >= 4 then
+          outcome high(face = d)
+        end
+        outcome low
+    """),
+    # The condition reads the state (a variable changed by an earlier roll): counted per state.
+    "threshold": procedure("""
+        let need = 1d3 + 2
+        if 1d6 >= need then
+          outcome hit
+        end
+        if 1d6 == 6 then
+          outcome lucky
+        end
+        outcome miss
+    """),
+    # A condition that fails on some faces only: the same error as face by face.
+    "divides": procedure("""
+        if 12 // (1d6 - 3) > 100 then
+          outcome never
+        end
+        outcome fine
+    """),
+}
+
+
+@pytest.fixture(scope="module")
+def rules(tmp_path_factory):
+    path = tmp_path_factory.mktemp("folding") / "folding.yaml"
+    path.write_text(ruleset_text(PROCEDURES), encoding="utf-8")
+    return load_ruleset(path)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_minefield_by_hand(rules, engine):
+    # Three mines, each hitting with 2/6 = 1/3: lost ~ Binomial(3, 1/3):
+    # 0: (2/3)^3 = 8/27, 1: 3 * 1/3 * 4/9 = 12/27, 2: 3 * 1/9 * 2/3 = 6/27, 3: 1/27.
+    dist = odds(rules, "mines", {"mines": 3}, engine=engine)
+    assert {o.get("lost"): p for o, p in dist.outcomes} == {
+        0: Fraction(8, 27), 1: Fraction(12, 27), 2: Fraction(6, 27), 3: Fraction(1, 27)}
+
+
+def test_the_minefield_is_folded_and_the_others_are_not(rules):
+    # folded: the rest of the pass runs over the faces counted per branch (G...), not over the faces
+    branches = re.compile(r"for v\d+, c in G\d+\.items\(\):")
+
+    def exact_source(name):
+        return rules.program(name).source.split("\ndef y")[0]  # the exact-odds function comes first
+
+    assert branches.search(exact_source("mines"))
+    assert branches.search(exact_source("threshold"))
+    assert not branches.search(exact_source("kept")) and not branches.search(exact_source("inside"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_die_read_later_keeps_its_faces(rules, engine):
+    # faces 1-6 each 1/6; big on 5-6
+    dist = odds(rules, "kept", engine=engine)
+    assert {(o.get("face"), o.get("big")): p for o, p in dist.outcomes} == {
+        (face, face >= 5): Fraction(1, 6) for face in range(1, 7)}
+    inside = odds(rules, "inside", engine=engine)
+    assert inside.probability("low") == Fraction(1, 2)
+    assert {o.get("face"): p for o, p in inside.outcomes if o.name == "high"} == {4: Fraction(1, 6), 5: Fraction(1, 6), 6: Fraction(1, 6)}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_condition_that_reads_the_state(rules, engine):
+    # need = 3, 4 or 5 (1/3 each); hit when 1d6 >= need: 4/6, 3/6, 2/6 -> (4 + 3 + 2)/18 = 1/2.
+    # Else (1/2) a second 1d6: lucky on a 6 (1/6) -> 1/12, miss 5/12.
+    dist = odds(rules, "threshold", engine=engine)
+    assert (dist.probability("hit"), dist.probability("lucky"), dist.probability("miss")) == (
+        Fraction(1, 2), Fraction(1, 12), Fraction(5, 12))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_condition_that_fails_on_one_face(rules, engine):
+    # 12 // (3 - 3) on a 3: division by zero, at the condition, as face by face
+    with pytest.raises(RuleViolation, match="division by zero"):
+        odds(rules, "divides", engine=engine)
