@@ -1117,42 +1117,14 @@ class _ProcedureCompiler:
                 hoist_at = len(f.lines)
                 folded = self._fold_target(statement, rest)
                 if folded is not None:
-                    # the die only chooses a branch of the `if` after it: the faces are counted per branch
-                    # (the conditions read for each face, in order, as written), and the rest runs once a branch
-                    self._exact_roll_checks(f, statement, state, faces)
-                    slot = f"v{statement.slot}"
-                    groups = f.temp("G")
-                    # conditions that read nothing of the state but the die (inputs, constants): counted once a call
-                    per_call = all(self.facts.uses(condition) <= {statement.slot} for condition, _ in folded.branches)
-                    if per_call:
-                        f.need(groups, "UNSET")
-                        f.line(f"if {groups} is UNSET:")
-                        f.indent += 1
-                    f.line(f"{groups} = {{}}")
-                    f.line(f"for {slot}, c in {self.module.ref(faces, 'faces')}:")
-                    for number, (condition, _) in enumerate(folded.branches):
-                        f.line(f"    {'if' if number == 0 else 'elif'} {once(condition)}: {groups}[{number}] = {groups}.get({number}, 0) + c")
-                    f.line(f"    else: {groups}[{len(folded.branches)}] = {groups}.get({len(folded.branches)}, 0) + c")
-                    if per_call:
-                        f.indent -= 1
-                    f.line(f"for {slot}, c in {groups}.items():")
-                    f.indent += 1
-                    for slot_number in restore:
-                        f.line(f"v{slot_number} = sv{slot_number}")
                     inner_state = state.with_weight("w * c")
-                    ended = self._exact_chosen_branch(f, folded, slot, once, inner_state) or self._exact_statements(
-                        f, rest[1:], once, inner_state, None, faces, total)
-                    for name in hoist.values():
-                        f.lines.insert(hoist_at, "    " * (f.indent - 1) + f"{name} = UNSET")
-                    if not ended:
-                        self._exact_fallthrough(f, inner_state)
-                    f.indent -= 1
-                    return True
-                self._exact_roll(f, statement, expressions, state, faces, total)
-                for slot in restore:
-                    f.line(f"v{slot} = sv{slot}")
-                inner_state = state.with_weight("w" if all(ways == 1 for _, ways in faces) else "w * c")
-                ended = self._exact_statements(f, rest, once, inner_state, None, faces, total)
+                    ended = self._exact_folded(f, statement, folded, rest[1:], once, state, inner_state, faces, total, restore)
+                else:
+                    self._exact_roll(f, statement, expressions, state, faces, total)
+                    for slot in restore:
+                        f.line(f"v{slot} = sv{slot}")
+                    inner_state = state.with_weight("w" if all(ways == 1 for _, ways in faces) else "w * c")
+                    ended = self._exact_statements(f, rest, once, inner_state, None, faces, total)
                 for name in hoist.values():
                     f.lines.insert(hoist_at, "    " * (f.indent - 1) + f"{name} = UNSET")
                 if not ended:
@@ -1162,6 +1134,34 @@ class _ProcedureCompiler:
             if self._exact_simple(f, statement, expressions, state):
                 return True
         return False
+
+    def _exact_folded(self, f: _Function, roll: ir.Roll, target: ir.If, after: list, once: _Expressions, state, inner_state,
+                      faces, total, restore: list) -> bool:
+        """A roll that only chooses a branch of ``target``: its faces counted per branch (the conditions read
+        for each face, in order, as written), then the branch and what follows once a branch.  Leaves the
+        writer inside the loop over branches; True when every path has ended."""
+        self._exact_roll_checks(f, roll, state, faces)
+        slot = f"v{roll.slot}"
+        groups = f.temp("G")
+        # conditions that read nothing of the state but the die (inputs, constants): counted once a call
+        per_call = all(self.facts.uses(condition) <= {roll.slot} for condition, _ in target.branches)
+        if per_call:
+            f.need(groups, "UNSET")
+            f.line(f"if {groups} is UNSET:")
+            f.indent += 1
+        f.line(f"{groups} = {{}}")
+        f.line(f"for {slot}, c in {self.module.ref(faces, 'faces')}:")
+        for number, (condition, _) in enumerate(target.branches):
+            f.line(f"    {'if' if number == 0 else 'elif'} {once(condition)}: {groups}[{number}] = {groups}.get({number}, 0) + c")
+        f.line(f"    else: {groups}[{len(target.branches)}] = {groups}.get({len(target.branches)}, 0) + c")
+        if per_call:
+            f.indent -= 1
+        f.line(f"for {slot}, c in {groups}.items():")
+        f.indent += 1
+        for slot_number in restore:
+            f.line(f"v{slot_number} = sv{slot_number}")
+        return self._exact_chosen_branch(f, target, slot, once, inner_state) or self._exact_statements(
+            f, after, once, inner_state, None, faces, total)
 
     def _fold_target(self, roll: ir.Roll, rest: list) -> ir.If | None:
         """The `if` right after a roll when the die is read by its conditions only (not by its branches, nor
