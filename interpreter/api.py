@@ -82,33 +82,15 @@ def _checked_call(
 def _plain_call(ruleset: CompiledRuleset, procedure: Any, given: Any):
     """(inputs, their values in order, program) when every input is a plain int, bool or str that
     prepare_inputs would accept as it is, and the procedure has no choices; None otherwise."""
-    if type(procedure) is not str:
-        return None
-    checked = ruleset.compiled.get(procedure)
-    if checked is None or checked.choices or not (given is None or type(given) is dict):
-        return None
-    declared, rows = ruleset.input_plan(procedure)
-    if given:
-        for name in given:
-            if name not in declared:
-                return None
-    else:
-        given = {}
-    prepared = {}
-    values = []
-    for name, kind, low, high, allowed, default, _ in rows:
-        value = given.get(name, default)
-        if kind == 1:
-            if type(value) is not int or value.bit_length() > MAX_INT_BITS or (low is not None and value < low) or (high is not None and value > high):
-                return None
-        elif kind == 2:
-            if type(value) is not bool:
-                return None
-        elif kind != 3 or type(value) is not str or (allowed is not None and value not in allowed):
+    program = ruleset._code.get(procedure) if type(procedure) is str else None
+    if program is None:
+        if type(procedure) is not str or procedure not in ruleset.compiled:
             return None
-        prepared[name] = value
-        values.append(value)
-    return prepared, tuple(values), ruleset.program(procedure)
+        program = ruleset.program(procedure)
+    checked = program.plain_inputs(given)  # generated: see ProcedureCode.plain_inputs
+    if checked is None:
+        return None
+    return checked[0], checked[1], program
 
 
 def _engine(engine: Any) -> str:

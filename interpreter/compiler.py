@@ -51,6 +51,7 @@ from typing import Any, Callable, Mapping
 
 from . import ir
 from .chains import Round, make_round
+from .inputs import MAX_INT_BITS
 from .limits import STATEMENT_WORK
 from .runtime import (
     Acc,
@@ -84,7 +85,7 @@ _new_object = object.__new__
 _ORDER = __import__("operator").itemgetter(0, 1, 2)
 
 # The only built-ins generated code may use.
-_ALLOWED_BUILTINS = ("len", "int", "min", "max", "abs", "all", "any", "tuple", "range", "type", "enumerate", "sum", "sorted")
+_ALLOWED_BUILTINS = ("len", "int", "bool", "str", "dict", "min", "max", "abs", "all", "any", "tuple", "range", "type", "enumerate", "sum", "sorted")
 
 
 # Outcome values kept per procedure so that equal outcomes are one object (see ProcedureCode.shared_outcome).
@@ -94,50 +95,50 @@ SHARED_OUTCOMES = 1 << 16
 class ProcedureCode:
     """The generated functions of one procedure, and how to call them.
 
-    Each of the three functions (``exact``, ``play``, ``sample``) is written
-    and compiled the first time it is asked for, and kept: ``odds`` compiles
-    only the exact-odds code, a rule test only the play.
+    - ``exact(rt, inputs tuple, depth)`` -> (weights by outcome key, denominator);
+    - ``play(rt, inputs tuple, roll, depth)`` -> outcome key; roll(sides) gives one die;
+    - ``sample(rt, inputs tuple, trials, random, counts, progress)`` adds each trial's outcome key to counts;
+    - ``plain_inputs(given)`` -> (inputs dict, inputs tuple), or None when the general path must check
+      them: the common API call checked in one pass, a dict whose every value is a plain int, bool or
+      str that ``api.prepare_inputs`` would take as it is (defaults filled in).  Anything else (a
+      misspelt name, a value to coerce, a refusal to report, a procedure with choices) gives None.
+
+    Each function is written and compiled the first time it is asked for, and
+    kept (an attribute of its own from then on: a call reads a slot): ``odds``
+    compiles only the exact-odds code, a rule test only the play.
     """
 
-    __slots__ = ("procedure", "input_names", "sites", "_compiler", "_functions", "_lock", "_outcomes", "_values")
+    __slots__ = ("procedure", "input_names", "sites", "_compiler", "_lock", "_outcomes", "_values", "exact", "play", "sample", "plain_inputs")
+
+    _MODES = {"exact": "exact", "play": "play", "sample": "sample", "plain_inputs": "inputs"}
 
     def __init__(self, procedure: ir.CheckedProcedure, input_names: tuple[str, ...], sites: tuple, compiler: "_ProcedureCompiler"):
         self.procedure = procedure
         self.input_names = input_names  # the order of the inputs tuple: inputs, then choices
         self.sites = sites  # per outcome name and field names: (name, field names)
         self._compiler = compiler
-        self._functions: dict[str, Callable] = {}
         self._lock = threading.Lock()
         self._outcomes: dict = {}
         self._values: dict = {}  # outcome key -> the one OutcomeValue made for it (bounded: SHARED_OUTCOMES)
 
-    def _function(self, mode: str) -> Callable:
+    def __getattr__(self, name: str) -> Callable:
+        """A generated function not written yet (its slot is empty): written, compiled and kept now."""
+        mode = self._MODES.get(name)
+        if mode is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         with self._lock:
-            function = self._functions.get(mode)
-            if function is None:
-                function = self._functions[mode] = self._compiler.build(mode)
-        return function
-
-    @property
-    def exact(self) -> Callable:
-        """(rt, inputs tuple, depth) -> (weights by outcome key, denominator)."""
-        return self._functions.get("exact") or self._function("exact")
-
-    @property
-    def play(self) -> Callable:
-        """(rt, inputs tuple, roll, depth) -> outcome key; roll(sides) gives one die."""
-        return self._functions.get("play") or self._function("play")
-
-    @property
-    def sample(self) -> Callable:
-        """(rt, inputs tuple, trials, random, counts, progress): adds each trial's outcome key to counts."""
-        return self._functions.get("sample") or self._function("sample")
+            try:
+                return object.__getattribute__(self, name)  # another thread was first
+            except AttributeError:
+                function = self._compiler.build(mode)
+                object.__setattr__(self, name, function)
+                return function
 
     @property
     def source(self) -> str:
-        """The generated Python of all three functions (written now if not yet), for reading and for tests."""
-        for mode in ("exact", "play", "sample"):
-            self._function(mode)
+        """The generated Python of all its functions (written now if not yet), for reading and for tests."""
+        for name in self._MODES:
+            getattr(self, name)
         return self._compiler.module.source()
 
     def inputs_tuple(self, inputs: Mapping[str, Any]) -> tuple:
@@ -906,8 +907,49 @@ class _ProcedureCompiler:
 
     def build(self, mode: str) -> Callable:
         """Write one of the procedure's functions ("exact", "play", "sample"), compile it, give it."""
-        entry = {"exact": self._exact_entry, "play": self._play_entry, "sample": self._sample_entry}[mode]()
+        entry = {"exact": self._exact_entry, "play": self._play_entry, "sample": self._sample_entry, "inputs": self._inputs_entry}[mode]()
         return self.module.load(f"<wartable: procedure {self.procedure.name}, {mode}>")[entry]
+
+    def _inputs_entry(self) -> str:
+        """The function behind ProcedureCode.plain_inputs."""
+        from .ruleset import MISSING
+        from .values import BoolType, IntType, StrType
+
+        m = self.module
+        name = f"a{self.number}_{m.name('')}"
+        f = _Function(m, name, "given")
+        specs = self.procedure.inputs
+        kinds = (IntType, BoolType, StrType)
+        if self.procedure.choices or any(type(spec.type) not in kinds for spec in specs):
+            f.line("return None")
+            m.add(f.finish())
+            return name
+        declared = m.ref(frozenset(spec.name for spec in specs), "names")
+        f.line(f"if given is None: given = {m.ref({}, 'empty')}")
+        f.line(f"elif type(given) is not dict or not {declared}.issuperset(given): return None")
+        bound = (1 << MAX_INT_BITS) - 1  # what inputs.coerce accepts: at most MAX_INT_BITS bits, sign apart
+        values = []
+        for number, spec in enumerate(specs):
+            value = f"x{number}"
+            values.append(value)
+            default = spec.default
+            written = m.ref(MISSING, "required") if default is MISSING else (literal(default) or m.ref(default, "d"))
+            f.line(f"{value} = given.get({spec.name!r}, {written})")
+            kind = type(spec.type)
+            if kind is IntType:
+                low = -bound if spec.type.low is None else max(-bound, spec.type.low)
+                high = bound if spec.type.high is None else min(bound, spec.type.high)
+                f.line(f"if type({value}) is not int or not {literal(low)} <= {value} <= {literal(high)}: return None")
+            elif kind is BoolType:
+                f.line(f"if type({value}) is not bool: return None")
+            elif spec.type.values is None:
+                f.line(f"if type({value}) is not str: return None")
+            else:
+                f.line(f"if type({value}) is not str or {value} not in {m.ref(frozenset(spec.type.values), 'allowed')}: return None")
+        pairs = ", ".join(f"{spec.name!r}: {value}" for spec, value in zip(specs, values))
+        f.line(f"return {{{pairs}}}, ({''.join(value + ', ' for value in values)})")
+        m.add(f.finish())
+        return name
 
     def _number_sites(self, block: ir.Block) -> None:
         stack: list = [block]
