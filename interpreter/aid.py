@@ -41,6 +41,8 @@ def e(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Axis:
+    """One axis of a heat map: the swept input (a sweep dimension), its labels and its title."""
+
     dimension: Dimension
     labels: tuple[str, ...]
     title: str
@@ -48,6 +50,8 @@ class Axis:
 
 @dataclass(frozen=True)
 class HeatMapSpec:
+    """A heat map declared under ``aids:``: its procedure, fixed inputs and choices, and axes."""
+
     title: str
     procedure: str
     description: str

@@ -10,20 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import Diagnostic, Source
-
-
-@dataclass(frozen=True)
-class Pos:
-    source: Source
-    line: int
-    column: int
-
-    def diagnostic(self, message: str) -> Diagnostic:
-        return self.source.diagnostic(self.line, self.column, message)
-
-    def __str__(self) -> str:
-        return f"{self.source.name}:{self.line}:{self.column}"
+# Positions live with the errors: a checked ruleset needs them, not the syntax tree (see cache.py).
+from .errors import Pos as Pos
 
 
 # ---- expressions -----------------------------------------------------------
@@ -31,53 +19,73 @@ class Pos:
 
 @dataclass(frozen=True)
 class Expr:
+    """An expression: every kind below, each with its position."""
+
     pos: Pos
 
 
 @dataclass(frozen=True)
 class IntLit(Expr):
+    """An integer literal."""
+
     value: int
 
 
 @dataclass(frozen=True)
 class StrLit(Expr):
+    """A string literal (escapes already read)."""
+
     value: str
 
 
 @dataclass(frozen=True)
 class BoolLit(Expr):
+    """``true`` or ``false``."""
+
     value: bool
 
 
 @dataclass(frozen=True)
 class ListLit(Expr):
+    """``[a, b, ...]``."""
+
     items: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class Name(Expr):
+    """A variable, input, choice or constant, by name (resolved by the checker)."""
+
     name: str
 
 
 @dataclass(frozen=True)
 class Attribute(Expr):
+    """``subject.name``: a field of a record or outcome."""
+
     subject: Expr
     name: str
 
 
 @dataclass(frozen=True)
 class Index(Expr):
+    """``subject[index]``: an item of a list (from 1)."""
+
     subject: Expr
     index: Expr
 
 
 @dataclass(frozen=True)
 class Negate(Expr):
+    """``-operand``."""
+
     operand: Expr
 
 
 @dataclass(frozen=True)
 class Not(Expr):
+    """``not operand``."""
+
     operand: Expr
 
 
@@ -110,6 +118,8 @@ class Logical(Expr):
 
 @dataclass(frozen=True)
 class Conditional(Expr):
+    """``if condition then a else b`` as an expression."""
+
     condition: Expr
     then: Expr
     otherwise: Expr
@@ -134,6 +144,8 @@ class Dice(Expr):
 
 @dataclass(frozen=True)
 class Arg:
+    """One argument of a call, a lookup or a resolve: named, or positional (name None)."""
+
     pos: Pos
     name: str | None
     value: Expr
@@ -160,6 +172,8 @@ class Aggregate(Expr):
 
 @dataclass(frozen=True)
 class Lookup(Expr):
+    """``lookup TABLE(row = ..., column = ..., shift = ...)``: a table's cell."""
+
     table: str
     args: tuple[Arg, ...]
 
@@ -185,29 +199,39 @@ class Resolve(Expr):
 
 @dataclass(frozen=True)
 class Stmt:
+    """A statement: every kind below, each with its position."""
+
     pos: Pos
 
 
 @dataclass(frozen=True)
 class Let(Stmt):
+    """``let name = value``: a new variable."""
+
     name: str
     value: Expr
 
 
 @dataclass(frozen=True)
 class Set(Stmt):
+    """``set name = value``: a new value for a variable."""
+
     name: str
     value: Expr
 
 
 @dataclass(frozen=True)
 class If(Stmt):
+    """``if ... then ... elif ... else ... end``: each branch a condition and a block."""
+
     branches: tuple[tuple[Expr, "Block"], ...]
     otherwise: "Block | None"
 
 
 @dataclass(frozen=True)
 class For(Stmt):
+    """``for var in iterable do ... end``."""
+
     var: str
     iterable: Expr
     body: "Block"
@@ -215,6 +239,8 @@ class For(Stmt):
 
 @dataclass(frozen=True)
 class While(Stmt):
+    """``while condition [limit N] do ... end``."""
+
     condition: Expr
     limit: Expr | None  # None: until the condition fails
     body: "Block"
@@ -222,11 +248,15 @@ class While(Stmt):
 
 @dataclass(frozen=True)
 class Break(Stmt):
+    """``break``: leave the innermost loop."""
+
     pass
 
 
 @dataclass(frozen=True)
 class OutcomeField:
+    """One ``name = value`` of an outcome statement."""
+
     pos: Pos
     name: str
     value: Expr
@@ -234,6 +264,8 @@ class OutcomeField:
 
 @dataclass(frozen=True)
 class Outcome(Stmt):
+    """``outcome name(fields) [rule "..."]``: the procedure ends with this result."""
+
     name: str
     fields: tuple[OutcomeField, ...]
     rule: str | None
@@ -241,16 +273,22 @@ class Outcome(Stmt):
 
 @dataclass(frozen=True)
 class Require(Stmt):
+    """``require condition, "message"``: a rule the inputs must satisfy."""
+
     condition: Expr
     message: str
 
 
 @dataclass(frozen=True)
 class Note(Stmt):
+    """``note "text"``: a line for the trace, with no effect."""
+
     text: str
 
 
 @dataclass(frozen=True)
 class Block:
+    """Statements run in order."""
+
     pos: Pos
     statements: tuple[Stmt, ...]

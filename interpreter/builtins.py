@@ -23,7 +23,6 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
-from .ast import StrLit
 from .errors import RuleViolation
 from .limits import breach
 from .ir import Canonical
@@ -248,6 +247,8 @@ def _rule_keep(checker, site: CallSite) -> Type:
 
 
 def _rule_with_field(checker, site: CallSite) -> Type:
+    from .ast import StrLit  # a rule of the checker, which has the syntax tree loaded by then
+
     sources, values, types = site.sources, site.values, site.types
     record_type = types[0]
     if not isinstance(sources[1], StrLit):

@@ -5,7 +5,9 @@ successfully (one entry per ruleset path and loading options), a pickle of
 the :class:`~compiled_ruleset.CompiledRuleset` (the model and its checked
 procedures, never generated code), with the path, the name as shown in
 messages and the SHA-256 of the text of every file that went into it (the
-ruleset, its includes, its bases).
+ruleset, its includes, its bases).  Procedure bodies and modifier conditions
+(syntax trees) are pickles of their own inside it, read when first needed
+(see "syntax trees" below).
 
 Where.  ``$WARTABLE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/wartable``,
 else ``~/.cache/wartable``.  At most :data:`MAX_ENTRIES` entries are kept;
@@ -30,18 +32,22 @@ an atomic rename.
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import io
 import os
 import pickle
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable
 
-FORMAT = 1  # bump when what an entry holds changes
+try:  # the SHA-256 built into CPython: `hashlib` would load OpenSSL first, a few ms of every cold start
+    from _sha256 import sha256
+except ImportError:  # pragma: no cover - another Python
+    from hashlib import sha256
+
+FORMAT = 2  # bump when what an entry holds changes
 MAX_ENTRIES = 64
 _SUFFIX = ".ruleset-cache"
 
@@ -87,12 +93,12 @@ def _code_fingerprint() -> str:
 
 
 def _entry_path(where: Path, key: Iterable[Any]) -> Path:
-    digest = hashlib.sha256(repr((_code_fingerprint(), *key)).encode("utf-8", "surrogatepass")).hexdigest()
+    digest = sha256(repr((_code_fingerprint(), *key)).encode("utf-8", "surrogatepass")).hexdigest()
     return where / (digest[:40] + _SUFFIX)
 
 
 def _text_digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # ---- reading ---------------------------------------------------------------------------
@@ -160,6 +166,8 @@ def store(key: Iterable[Any], ruleset: Any, sources: Iterable[tuple[Path, Any]])
         return
     target = _entry_path(where, key)
     try:
+        import tempfile  # only when writing: a cold start that reads the cache never loads it
+
         handle, temporary = tempfile.mkstemp(dir=where, suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as out:
@@ -191,14 +199,21 @@ def _trim(where: Path) -> None:
 
 
 class _Pickler(pickle.Pickler):
-    """wartable's objects as data: mapping proxies as dicts, built-in functions by name, rulesets by their parts."""
+    """wartable's objects as data: mapping proxies as dicts, built-in functions by name, rulesets by their
+    parts, syntax trees as pickles of their own (see _deferred_tree)."""
 
     def reducer_override(self, obj: Any):
         from .builtins import AggregateFunction, Function
         from .compiled_ruleset import CompiledRuleset
+        from .ruleset import ModifierEntry, Procedure
         from .values import Record
 
         kind = type(obj)
+        if kind is Procedure or kind is ModifierEntry:
+            tree = "body" if kind is Procedure else "condition"
+            state = dict(obj.__dict__)
+            state[tree] = _deferred_tree(state[tree])
+            return _rebuilt, (kind, state)
         if kind is MappingProxyType:
             return _mapping, (dict(obj),)
         if kind is Record:
@@ -208,8 +223,62 @@ class _Pickler(pickle.Pickler):
         if kind is AggregateFunction:
             return _aggregate, (obj.name,)
         if kind is CompiledRuleset:
-            return CompiledRuleset, (obj.model, dict(obj.compiled))
+            # the tables each procedure may read, found now: finding them later would read the syntax trees
+            illustrative = {name: obj.illustrative_tables(name) for name in obj.compiled}
+            return CompiledRuleset, (obj.model, dict(obj.compiled), illustrative)
         return NotImplemented
+
+
+# ---- syntax trees, read when first needed --------------------------------------------------
+#
+# A procedure's body and a modifier's condition (syntax trees) are stored as
+# pickles inside the entry and unpickled the first time they are read
+# (ruleset.Deferred): running a procedure needs only its checked form, and a
+# cold start that never builds the trees never imports their 35 classes.  The
+# sources their positions point into are shared with the rest of the entry.
+
+
+def _deferred_tree(tree: Any) -> Any:
+    from .ruleset import Deferred
+
+    if type(tree) is Deferred:
+        return tree  # never read since it came from an entry: stored as it came
+    buffer = io.BytesIO()
+    pickler = _TreePickler(buffer)
+    pickler.dump(tree)
+    return Deferred(functools.partial(_load_tree, buffer.getvalue(), tuple(pickler.sources)))
+
+
+class _TreePickler(pickle.Pickler):
+    """A syntax tree, its sources (errors.Source) left out by number: the entry holds them once."""
+
+    def __init__(self, file: io.BytesIO):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.sources: list = []
+        self._numbers: dict[int, int] = {}
+
+    def persistent_id(self, obj: Any):
+        from .errors import Source
+
+        if type(obj) is not Source:
+            return None
+        number = self._numbers.get(id(obj))
+        if number is None:
+            number = self._numbers[id(obj)] = len(self.sources)
+            self.sources.append(obj)
+        return number
+
+
+def _load_tree(data: bytes, sources: tuple) -> Any:
+    unpickler = pickle.Unpickler(io.BytesIO(data))  # part of our own entry: see the module docstring
+    unpickler.persistent_load = sources.__getitem__
+    return unpickler.load()
+
+
+def _rebuilt(kind: type, state: dict) -> Any:
+    made = object.__new__(kind)
+    made.__dict__.update(state)
+    return made
 
 
 def _mapping(items: dict) -> MappingProxyType:

@@ -33,6 +33,8 @@ MAX_NESTING = 150
 
 @dataclass(frozen=True)
 class CallSite:
+    """One ``resolve`` of a procedure by another, with where it is written."""
+
     callee: str
     pos: ast.Pos
     depth: int  # nesting levels above the call inside its procedure
@@ -40,6 +42,8 @@ class CallSite:
 
 @dataclass(frozen=True)
 class CallGraph:
+    """Which procedures resolve which, with nesting depths, an order callees first, and the procedures in a cycle."""
+
     calls: dict[str, tuple[CallSite, ...]]
     own_depth: dict[str, int]  # deepest nesting inside each procedure, calls not followed
     order: tuple[str, ...]  # callees before callers; procedures in a cycle are left out

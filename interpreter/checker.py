@@ -46,6 +46,8 @@ from .builtins import AGGREGATES, FUNCTIONS, CallSite
 
 @dataclass
 class _Variable:
+    """A variable in scope: its slot, type and where it was declared."""
+
     slot: int
     type: Type
     pos: ast.Pos
@@ -53,6 +55,8 @@ class _Variable:
 
 @dataclass
 class _Scope:
+    """The variables visible in one block."""
+
     parent: "_Scope | None"
     names: dict[str, _Variable] = field(default_factory=dict)
     slots: list[int] = field(default_factory=list)

@@ -28,12 +28,12 @@ class CompiledRuleset:
 
     __slots__ = ("model", "compiled", "name", "_code", "_illustrative", "_plans", "_lock", "exact_results")
 
-    def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure]):
+    def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure], illustrative: Mapping[str, tuple[str, ...]] | None = None):
         object.__setattr__(self, "model", model)
         object.__setattr__(self, "name", model.name)
         object.__setattr__(self, "compiled", MappingProxyType(dict(compiled)))
         object.__setattr__(self, "_code", {})
-        object.__setattr__(self, "_illustrative", {})
+        object.__setattr__(self, "_illustrative", dict(illustrative or {}))  # worked out when first asked (or given)
         object.__setattr__(self, "_plans", {})
         object.__setattr__(self, "_lock", threading.Lock())
         # The exact outcomes of procedures resolved inside others, kept from one call to the next

@@ -161,6 +161,8 @@ def _strip_positions(node: Any) -> Any:
 
 @dataclass(frozen=True)
 class OddsChange:
+    """One outcome's probability under the base and under the variant."""
+
     outcome: OutcomeValue
     before: Fraction
     after: Fraction

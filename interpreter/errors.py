@@ -74,6 +74,47 @@ class Source:
         return Diagnostic(self.name, line, column, message, self.line_text(line))
 
 
+class Pos:
+    """Where a piece of text starts: a line and a column (both from 1) of a :class:`Source`.
+
+    Every syntax-tree node, checked statement and error carries one.  Immutable,
+    equal and hashed by value (the source by identity, as :class:`Source` is).
+    """
+
+    __slots__ = ("source", "line", "column")
+
+    def __init__(self, source: Source, line: int, column: int):
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "column", column)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Pos is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"Pos is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.source is other.source and self.line == other.line and self.column == other.column
+
+    def __hash__(self) -> int:
+        return hash((id(self.source), self.line, self.column))
+
+    def __reduce__(self):
+        return Pos, (self.source, self.line, self.column)
+
+    def __repr__(self) -> str:
+        return f"Pos(source={self.source!r}, line={self.line!r}, column={self.column!r})"
+
+    def __str__(self) -> str:
+        return f"{self.source.name}:{self.line}:{self.column}"
+
+    def diagnostic(self, message: str) -> "Diagnostic":
+        return self.source.diagnostic(self.line, self.column, message)
+
+
 class Diagnostic:
     """One positioned message about user input.  Immutable, equal and hashed by value."""
 

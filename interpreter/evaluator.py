@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from . import ast, chains, ir, pools
+from . import chains, ir, pools
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
 from .limits import STATEMENT_WORK, Budget, Limits, LimitExceeded, breach
@@ -30,6 +30,9 @@ from .ruleset import Ruleset
 from .tables import OffTable, lookup
 from .trace import TraceEvent
 from .values import OutcomeValue, Record, brief, canonical, conforms, kind_of_value, show
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import ast
 
 __all__ = ["Dist", "Executor", "LimitExceeded", "Limits", "TraceEvent"]
 
@@ -68,6 +71,8 @@ class Dist:
 
 @dataclass
 class _Flow:
+    """The states leaving a block: those that ran on, broke out of a loop, or finished with an outcome."""
+
     normal: Dist
     broken: Dist = field(default_factory=Dist)
     finished: Dist = field(default_factory=Dist)

@@ -24,6 +24,8 @@ from .values import OutcomeValue, show, to_plain
 
 @dataclass(frozen=True)
 class ExampleResult:
+    """One rule test (``examples:`` entry): passed or not, and why."""
+
     example: Example
     problems: tuple[Diagnostic, ...]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 if TYPE_CHECKING:  # pragma: no cover - types only
-    from .ast import Pos
+    from .errors import Pos
     from .builtins import AggregateFunction, Function
     from .ruleset import Choice, InputSpec, ModifierEntry, ModifierList
     from .tables import Table

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from . import ast
 from .tables import Table
 from .values import RecordType, Type
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import ast
 
 
 class _Missing:
@@ -36,6 +38,8 @@ def frozen_mapping(items: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
 
 @dataclass(frozen=True)
 class Constant:
+    """A named constant of the ruleset (``constants:``), typed at load."""
+
     name: str
     value: Any
     rule: str
@@ -45,6 +49,8 @@ class Constant:
 
 @dataclass(frozen=True)
 class InputSpec:
+    """One declared input of a procedure: its name, type, default and description."""
+
     name: str
     type: Type
     default: Any
@@ -58,6 +64,8 @@ class InputSpec:
 
 @dataclass(frozen=True)
 class Choice:
+    """A decision a player makes during a procedure (``choices:``): its options and default."""
+
     name: str
     options: tuple[str, ...]
     default: str
@@ -66,12 +74,50 @@ class Choice:
     pos: ast.Pos
 
 
+class Deferred:
+    """A syntax tree not read yet: ``load()`` gives it.
+
+    A ruleset from the cache keeps its procedure bodies and modifier
+    conditions pickled until something reads them (the checker, a player
+    aid, a diff), so a command that only runs checked code never builds
+    them, nor imports the syntax tree's classes (see cache.py).
+    """
+
+    __slots__ = ("load",)
+
+    def __init__(self, load: Callable[[], Any]):
+        self.load = load
+
+    def __reduce__(self):
+        return Deferred, (self.load,)
+
+
+class _SyntaxTree:
+    """A dataclass field whose value may arrive as a :class:`Deferred`: loaded on first read, then kept."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            raise AttributeError(self.name)  # no default: dataclasses makes the field required
+        value = instance.__dict__[self.name]
+        if type(value) is Deferred:
+            value = instance.__dict__[self.name] = value.load()
+        return value
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        instance.__dict__[self.name] = value  # only __init__ sets it: the dataclass is frozen
+
+
 @dataclass(frozen=True)
 class ModifierEntry:
+    """One die-roll modifier or column shift of a list, and when it applies."""
+
     name: str
     label: str
     value: int
-    condition: ast.Expr
+    condition: ast.Expr = _SyntaxTree()  # type: ignore[assignment]
     rule: str
     pos: ast.Pos
     value_from: str = ""  # "file:line" where the value was written (a variant's line when it overrides)
@@ -79,6 +125,8 @@ class ModifierEntry:
 
 @dataclass(frozen=True)
 class ModifierList:
+    """A named list of DRMs or column shifts (``modifiers:``)."""
+
     name: str
     kind: str  # "drm" or "column_shift"
     title: str
@@ -89,13 +137,15 @@ class ModifierList:
 
 @dataclass(frozen=True)
 class Procedure:
+    """A procedure as written: its inputs, choices and parsed body."""
+
     name: str
     title: str
     rule: str
     description: str
     inputs: tuple[InputSpec, ...]
     choices: tuple[Choice, ...]
-    body: ast.Block
+    body: ast.Block = _SyntaxTree()  # type: ignore[assignment]
     pos: ast.Pos
     text: str = ""  # the body as written
 
@@ -108,6 +158,8 @@ class Procedure:
 
 @dataclass(frozen=True)
 class Note:
+    """A ``notes:`` entry: its topic and text, the seed's words it reads, and the variant with the other reading."""
+
     topic: str
     text: str
     seed: str = ""
@@ -146,6 +198,8 @@ class Aid:
 
 @dataclass(frozen=True)
 class Ruleset:
+    """Everything one ruleset file (with its includes and bases) declares."""
+
     name: str
     title: str
     source: str

@@ -37,6 +37,8 @@ class SweepError(Exception):
 
 @dataclass(frozen=True)
 class Dimension:
+    """One swept input and the values it takes."""
+
     name: str  # as written: zones, attacker[1].contact, a choice
     target: str  # the input or choice
     path: tuple[str | int, ...]  # inside the input: field names and 1-based indexes
@@ -244,12 +246,16 @@ def _set_at(value: Any, path: tuple[str | int, ...], new: Any, written: str) -> 
 
 @dataclass(frozen=True)
 class Cell:
+    """The odds of one combination of the swept inputs."""
+
     at: tuple[Any, ...]  # one value per dimension
     distribution: Distribution
 
 
 @dataclass(frozen=True)
 class Sweep:
+    """The odds of every combination of the swept inputs."""
+
     ruleset: str
     procedure: str
     inputs: Mapping[str, Any]  # the fixed inputs (plain)

@@ -130,6 +130,8 @@ class Heading:
 
 @dataclass(frozen=True)
 class Axis:
+    """A table's rows or columns: the headings, the dice that roll them (if any) and what happens off the edge."""
+
     name: str
     headings: tuple[Heading, ...]
     edge: str  # "clamp" or "error"
@@ -149,6 +151,8 @@ class OffTable(Exception):
 
 @dataclass(frozen=True)
 class Placement:
+    """Where a value falls on an axis: the heading's index, and what fell off the edge when it was clamped."""
+
     index: int
     clamped_from: str | None = None  # what fell off, for the trace
 
@@ -224,6 +228,8 @@ def shift(axis: Axis, placement: Placement, columns: int) -> Placement:
 
 @dataclass(frozen=True)
 class Table:
+    """A printed table: its axes and cells."""
+
     name: str
     title: str
     rule: str
@@ -243,6 +249,8 @@ class Table:
 
 @dataclass(frozen=True)
 class LookupResult:
+    """One lookup: the row, the column and the cell found."""
+
     value: Any
     row: Heading
     column: Heading | None

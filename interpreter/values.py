@@ -189,18 +189,24 @@ def _small(value: "Record | OutcomeValue") -> bool:
 
 @dataclass(frozen=True)
 class Type:
+    """The type of a value, as the checker knows it."""
+
     def describe(self) -> str:
         raise NotImplementedError
 
 
 @dataclass(frozen=True)
 class AnyType(Type):
+    """A type not known before run time (checked where it is used)."""
+
     def describe(self) -> str:
         return "any"
 
 
 @dataclass(frozen=True)
 class IntType(Type):
+    """An integer, with optional bounds."""
+
     low: int | None = None
     high: int | None = None
 
@@ -218,6 +224,8 @@ class RatioType(Type):
 
 @dataclass(frozen=True)
 class BoolType(Type):
+    """A boolean."""
+
     def describe(self) -> str:
         return "bool"
 
@@ -234,6 +242,8 @@ class StrType(Type):
 
 @dataclass(frozen=True)
 class ListType(Type):
+    """A list of one element type (ordered, or order-free)."""
+
     element: Type
     max_items: int | None = None
     # False: an order-free list (a fleet, a pool of dice), its values kept in canonical order
@@ -246,6 +256,8 @@ class ListType(Type):
 
 @dataclass(frozen=True)
 class RecordType(Type):
+    """A record type: named, typed fields."""
+
     name: str
     fields: tuple[tuple[str, Type], ...]
     # Field defaults for values built from input (name -> value); not part of the type's identity.

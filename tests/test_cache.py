@@ -63,6 +63,56 @@ def test_a_load_from_the_cache_reads_no_yaml_schema_or_grammar(tmp_path, cache_d
     assert done.stdout.strip() == "[]"
 
 
+def test_a_run_from_the_cache_never_builds_the_syntax_tree(tmp_path, cache_dir):
+    # the checked procedures are all a run needs: the trees stay pickled, their classes unimported
+    load_ruleset("eia")
+    script = (
+        "import sys\nfrom interpreter import load_ruleset, odds, resolve\n"
+        "r = load_ruleset('eia')\n"
+        "resolve(r, 'maneuver_roll', {'ships': 2, 'all_frigates': True, 'column': True}, trace=True)\n"  # a modifier list summed
+        "odds(r, 'maneuver_roll', {'ships': 2, 'all_frigates': True, 'column': True})\n"
+        "print('interpreter.ast' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ), check=True)
+    assert done.stdout.strip() == "False", done.stderr
+
+
+def test_syntax_trees_from_the_cache_are_those_of_the_files(tmp_path, cache_dir):
+    fresh = load_ruleset("eia")  # from the files (the cache folder is new): trees built by the parser
+    cached = load_ruleset("eia")
+    assert cached is not fresh
+    from interpreter.ruleset import Deferred
+
+    name = next(iter(cached.procedures))
+    assert type(cached.procedures[name].__dict__["body"]) is Deferred  # not read yet
+    for name, procedure in fresh.procedures.items():
+        # read now; compared node by node through repr (a Pos equals only a Pos of the same Source object)
+        assert repr(cached.procedures[name].body) == repr(procedure.body)
+        assert type(cached.procedures[name].__dict__["body"]) is not Deferred  # and kept
+    entries = [(n, e) for n, modifiers in fresh.modifiers.items() for e in modifiers.entries]
+    assert entries, "eia has modifier lists"
+    for name, entry in entries:
+        twin = next(e for e in cached.modifiers[name].entries if e.name == entry.name)
+        assert repr(twin.condition) == repr(entry.condition)
+    # positions in a tree point into the very source the checked procedures point into
+    name, procedure = next(iter(cached.procedures.items()))
+    assert procedure.body.pos.source is cached.compiled[name].body.pos.source
+    # a ruleset from the cache whose trees were never read, stored again, keeps them
+    unread = load_ruleset("eia")
+    assert type(unread.procedures[name].__dict__["body"]) is Deferred
+    again = cache_roundtrip(unread)
+    assert repr(again.procedures[name].body) == repr(fresh.procedures[name].body)
+
+
+def cache_roundtrip(ruleset):
+    """The ruleset as an entry holds it: through the cache's own pickler and back."""
+    import io
+
+    buffer = io.BytesIO()
+    cache._Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(ruleset)
+    return pickle.loads(buffer.getvalue())
+
+
 def test_a_changed_file_is_read_again(tmp_path, cache_dir):
     path = _ruleset(tmp_path)
     load_ruleset(path)
