@@ -17,7 +17,7 @@ Honest heavy work (a large battle's exact odds) raises them explicitly:
 
 from __future__ import annotations
 
-import time
+from time import monotonic
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -119,12 +119,13 @@ class Budget:
         self.limits = limits
         self.on_clock = on_clock  # called with the work spent each time the clock is read (a progress line)
         self._measure = None  # values.measure, bound on first use: `wartable --help` needs limits, not values
-        self.work = 0  # never reset: the clock is read every CLOCK_EVERY units
-        self.play_start = 0  # work spent before the current play (each Monte Carlo play gets the budget; compiled trials set it)
-        self.deadline = time.monotonic() + limits.timeout if limits.timeout is not None else None
+        # work: never reset (the clock is read every CLOCK_EVERY units); play_start: work spent before the
+        # current play (each Monte Carlo play gets the budget; compiled trials set it)
+        self.work = self.play_start = self._charges = 0
+        timeout = limits.timeout
+        self.deadline = None if timeout is None else monotonic() + timeout
         self._max_work = limits.max_work
         self._next_clock_check = self.CLOCK_EVERY
-        self._charges = 0
 
     def start_play(self) -> None:
         """A new play of a Monte Carlo run: the work budget starts afresh, the clock runs on."""
@@ -144,7 +145,7 @@ class Budget:
     def check_clock(self, pos) -> None:
         if self.on_clock is not None:
             self.on_clock(self.work)
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.deadline is not None and monotonic() > self.deadline:
             raise breach(pos, "timeout", f"stopped after {self.limits.timeout:g} seconds")
 
     def check_states(self, count: int, pos) -> None:

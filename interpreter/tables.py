@@ -17,18 +17,17 @@ from typing import Any
 
 from .load_limits import LoadLimits, OverLimit
 
+# Patterns are kept as text and compiled by `re` (which keeps them) when a ruleset is first read from
+# its files: a ruleset from the cache has its headings parsed already, and a cold start skips them.
 _NUM = r"([+-]?[0-9]+)"
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), kind)
-    for pattern, kind in (
-        (rf"^{_NUM}$", "exact"),
-        (rf"^{_NUM}\s*(?:-|–|—|to)\s*{_NUM}$", "between"),
-        (rf"^{_NUM}\s*(?:-|–|—|to)\s*{_NUM}\s*\+$", "at_least"),
-        (rf"^{_NUM}\s*(?:\+|\(\+\)|or more|and more|or higher)$", "at_least"),
-        (rf"^{_NUM}\s*(?:-|\(-\)|or less|and less|or fewer|or lower)$", "at_most"),
-        (rf"^more than\s+{_NUM}$", "above"),
-        (rf"^less than\s+{_NUM}$", "below"),
-    )
+_PATTERNS: tuple[tuple[str, str], ...] = (
+    (rf"^{_NUM}$", "exact"),
+    (rf"^{_NUM}\s*(?:-|–|—|to)\s*{_NUM}$", "between"),
+    (rf"^{_NUM}\s*(?:-|–|—|to)\s*{_NUM}\s*\+$", "at_least"),
+    (rf"^{_NUM}\s*(?:\+|\(\+\)|or more|and more|or higher)$", "at_least"),
+    (rf"^{_NUM}\s*(?:-|\(-\)|or less|and less|or fewer|or lower)$", "at_most"),
+    (rf"^more than\s+{_NUM}$", "above"),
+    (rf"^less than\s+{_NUM}$", "below"),
 )
 
 
@@ -39,7 +38,7 @@ def parse_numeric_label(label: str, limits: LoadLimits) -> tuple[int | None, int
     """
     text = label.strip()
     for pattern, kind in _PATTERNS:
-        match = pattern.match(text)
+        match = re.match(pattern, text, re.IGNORECASE)
         if not match:
             continue
         first = limits.integer(match.group(1))
@@ -58,7 +57,7 @@ def parse_numeric_label(label: str, limits: LoadLimits) -> tuple[int | None, int
     return None
 
 
-_RATIO = re.compile(r"^([0-9]+)\s*:\s*([0-9]+)\s*(\+|\(\+\)|or more|-|\(-\)|or less)?$", re.IGNORECASE)
+_RATIO = r"^([0-9]+)\s*:\s*([0-9]+)\s*(\+|\(\+\)|or more|-|\(-\)|or less)?$"
 
 
 def parse_ratio_label(label: str, limits: LoadLimits) -> tuple[Fraction, str | None] | None:
@@ -66,7 +65,7 @@ def parse_ratio_label(label: str, limits: LoadLimits) -> tuple[Fraction, str | N
 
     Raises OverLimit for a number past ``limits.max_int_bits``.
     """
-    match = _RATIO.match(label.strip())
+    match = re.match(_RATIO, label.strip(), re.IGNORECASE)
     if not match:
         return None
     attack, defense = limits.integer(match.group(1)), limits.integer(match.group(2))
@@ -82,7 +81,7 @@ def show_ratio(value: Fraction) -> str:
     return f"{value.numerator}:{value.denominator}"
 
 
-_ROLLS = re.compile(r"^[0-9]+(\s*(,|-|–|—)\s*[0-9]+)*$")
+_ROLLS = r"^[0-9]+(\s*(,|-|–|—)\s*[0-9]+)*$"
 
 
 def parse_rolls(text: str, limits: LoadLimits) -> tuple[int, ...] | None:
@@ -92,7 +91,7 @@ def parse_rolls(text: str, limits: LoadLimits) -> tuple[int, ...] | None:
     ``limits.max_faces`` of them (``"1-999999999"``) raise OverLimit.
     """
     text = text.strip()
-    if not _ROLLS.match(text):
+    if not re.match(_ROLLS, text):
         return None
     spans: list[tuple[int, int]] = []
     for part in text.split(","):
