@@ -61,7 +61,7 @@ class CompiledRuleset:
                 if code is None:
                     from .compiler import compile_procedure
 
-                    code = compile_procedure(self.compiled[name])
+                    code = compile_procedure(self.compiled[name], self.compiled)
                     self._code[name] = code
         return code
 

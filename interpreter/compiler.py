@@ -56,6 +56,7 @@ from .limits import STATEMENT_WORK
 from .runtime import (
     Acc,
     Run,
+    coerced_input,
     counted,
     dice_distribution,
     divide,
@@ -234,13 +235,16 @@ class ProcedureCode:
         return self.outcome(self.play(rt, self.inputs_tuple(inputs), roll, depth))
 
 
-def compile_procedure(procedure: ir.CheckedProcedure) -> ProcedureCode:
+def compile_procedure(procedure: ir.CheckedProcedure, callees: Mapping[str, ir.CheckedProcedure] | None = None) -> ProcedureCode:
     """Analyse one checked procedure; its functions are generated and compiled when first used.
 
     Procedures it resolves are reached at run time by name, through the
     running :class:`~runtime.Run`, so each procedure compiles on its own.
+    ``callees`` (the ruleset's checked procedures) lets a play build a
+    resolved procedure's inputs where it calls it, when none needs checking
+    at run time (see _ProcedureCompiler.direct_inputs).
     """
-    return _ProcedureCompiler(_Module(), procedure, 0).code
+    return _ProcedureCompiler(_Module(), procedure, 0, callees).code
 
 
 # ---- the generated module ---------------------------------------------------------------
@@ -261,7 +265,7 @@ class _Module:
             ("Acc", Acc), ("lcm", math.lcm), ("UNSET", _UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
             ("IDX", index), ("CNT", counted), ("RNG", make_range), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
             ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple), ("ONE", (1,)),
-            ("REC", Record), ("MISS", Record.MISSING), ("ROUND", make_round), ("STAYS_NOT", Round), ("CANON", canonical),
+            ("REC", Record), ("MISS", Record.MISSING), ("COERCED", coerced_input), ("ROUND", make_round), ("STAYS_NOT", Round), ("CANON", canonical),
         ):
             self.values[name] = value
 
@@ -893,9 +897,10 @@ def _table_index(table) -> tuple:
 
 
 class _ProcedureCompiler:
-    def __init__(self, module: _Module, procedure: ir.CheckedProcedure, number: int):
+    def __init__(self, module: _Module, procedure: ir.CheckedProcedure, number: int, callees: Mapping[str, ir.CheckedProcedure] | None = None):
         self.module = module
         self.procedure = procedure
+        self.callees = callees or {}
         self.number = number
         self.facts = _Facts(procedure)
         self.input_names = tuple(spec.name for spec in procedure.inputs) + tuple(choice.name for choice in procedure.choices)
@@ -971,6 +976,33 @@ class _ProcedureCompiler:
                 canonical[signature] = len(self.sites)
                 self.sites.append(signature)
             self.site_of[id(outcome)] = canonical[signature]
+
+    def direct_inputs(self, call: ir.CallProcedure) -> list[tuple[str, Any]] | None:
+        """How the inputs tuple of a resolved procedure is built where it is called, one entry per callee
+        input: ("arg", name) for an argument passed as it is (``call.trusted``), ("check", (name, spec))
+        for one coerced as runtime.callee_inputs would (same message, same order), ("value", source)
+        for a default (coerced now: callee_inputs would coerce it the same way on every call).  None when
+        the callee has choices (read from the run): then callee_inputs does it all on every call."""
+        from .inputs import CoercionError, coerce
+        from .ruleset import MISSING
+
+        callee = self.callees.get(call.procedure)
+        if callee is None or callee.choices:
+            return None
+        given = {name for name, _ in call.args}
+        parts: list[tuple[str, Any]] = []
+        for spec in callee.inputs:
+            if spec.name in given:
+                parts.append(("arg", spec.name) if spec.name in call.trusted else ("check", (spec.name, spec)))
+                continue
+            if spec.default is MISSING:
+                return None  # the checker requires it at the call: not reached
+            try:
+                value = coerce(spec.default, spec.type, f"input '{spec.name}' of {callee.name}")
+            except CoercionError:
+                return None  # refused on every call, by the general path, with its message
+            parts.append(("value", literal(value) or self.module.ref(value, "d")))
+        return parts
 
     def input_local(self, function: _Function, name: str) -> str:
         i = self.input_index[name]
@@ -1725,6 +1757,25 @@ class _PlayWriter:
             self._roll(s)
             return False
         if kind is ir.CallProcedure:
+            direct = c.direct_inputs(s)
+            if direct is not None:
+                # the arguments in the order written (an error is the first the evaluator meets), then the tuple
+                argument = {}
+                for name, value in s.args:
+                    argument[name] = f.temp("a")
+                    f.line(f"{argument[name]} = {e(value)}")
+                values = []
+                for how, part in direct:
+                    if how == "arg":
+                        values.append(argument[part])
+                    elif how == "check":
+                        name, spec = part
+                        what = f"input '{name}' of {s.procedure}"
+                        values.append(f"COERCED({argument[name]}, {c.module.ref(spec.type, 'type')}, {what!r}, {c.pos(s)})")
+                    else:
+                        values.append(part)
+                f.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, ({''.join(v + ', ' for v in values)}), depth + 1, R)")
+                return False
             given = "{" + ", ".join(f"{name!r}: {e(value)}" for name, value in s.args) + "}"
             trusted = c.module.ref(s.trusted, "t")
             f.line(f"v{s.slot} = rt.call_play({s.procedure!r}, {given}, {c.pos(s)}, depth + 1, R, {trusted})")

@@ -195,6 +195,20 @@ class Run:
         return program.run_play(self, inputs, roll, depth)
 
 
+    def call_play_direct(self, name: str, values: tuple, depth: int, roll: Callable) -> OutcomeValue:
+        """:meth:`call_play` with the callee's inputs tuple built at the call (nothing in it to check)."""
+        program = self.ruleset.program(name)
+        return program.outcome(program.play(self, values, roll, depth))
+
+
+def coerced_input(value: Any, expected, what: str, pos) -> Any:
+    """One argument of a resolved procedure coerced to its input's type, as callee_inputs coerces it."""
+    try:
+        return coerce(value, expected, what)
+    except CoercionError as error:
+        raise RuleViolation(pos.diagnostic(error.message)) from None
+
+
 def callee_inputs(callee, given: dict[str, Any], choices: dict[str, str], pos, trusted: frozenset = frozenset()) -> dict[str, Any]:
     """The inputs a resolved procedure receives: given values coerced, defaults and choices filled in.
 

@@ -122,3 +122,67 @@ def test_a_resolved_procedures_equal_outcomes_are_one_object(rules):
     # A single play makes its outcome afresh: nothing is kept for it.
     key = (0, inputs["target"], 0)
     assert program.outcome(key) == program.outcome(key) and program.outcome(key) is not program.outcome(key)
+
+
+# ---- the inputs of a resolved procedure built where it is called (plays and Monte Carlo) ----------------------
+
+DIRECT = {
+    "roll_at": procedure("""
+        let die = 1d6
+        outcome rolled(hit = die >= need, side = side, bonus = bonus)
+    """, inputs="{need: {type: int, min: 1, max: 6}, side: {type: enum, values: [red, blue]}, bonus: {type: int, default: 2}}"),
+    # arguments written in the other order from the inputs: need after side; bonus left to its default
+    "caller": procedure("""
+        let r = resolve roll_at(side = colour, need = at)
+        outcome done(hit = r.hit, side = r.side, bonus = r.bonus)
+    """, inputs="{at: {type: int}, colour: {type: str}}"),
+    "chooser": procedure("""
+        if tactic == "close" then
+          outcome near
+        end
+        outcome away
+    """, choices="{tactic: {options: [close, far], default: close}}"),
+    "asks": procedure("""
+        let r = resolve chooser()
+        outcome done(near = r.outcome == "near")
+    """),
+}
+
+
+@pytest.fixture(scope="module")
+def direct(tmp_path_factory):
+    path = tmp_path_factory.mktemp("direct") / "direct.yaml"
+    path.write_text(ruleset_text(DIRECT), encoding="utf-8")
+    return load_ruleset(path)
+
+
+def test_a_play_builds_the_callees_inputs_where_it_calls(direct):
+    # roll_at has no choices: its inputs tuple is built at the call; chooser's choice comes from the run
+    assert "call_play_direct('roll_at'" in direct.program("caller").source
+    assert "call_play('chooser'" in direct.program("asks").source
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_call_built_in_place_gives_what_the_evaluator_gives(direct, engine):
+    # need 5 (rolled a 5 -> hit), side blue kept, bonus from roll_at's default: 2
+    play = resolve(direct, "caller", {"at": 5, "colour": "blue"}, dice=[5], engine=engine, trace=False)
+    assert (play.outcome.get("hit"), play.outcome.get("side"), play.outcome.get("bonus")) == (True, "blue", 2)
+    # rolls 5-6 of 6 reach need 5 -> 1/3
+    assert odds(direct, "caller", {"at": 5, "colour": "red"}, engine=engine).probability("done", hit=True, side="red", bonus=2) == Fraction(1, 3)
+    assert resolve(direct, "asks", dice=[], engine=engine, trace=False).outcome.get("near") is True  # the default option
+
+
+@pytest.mark.parametrize("given, message", [
+    ({"at": 7, "colour": "blue"}, "input 'need' of roll_at must be at most 6"),
+    ({"at": 3, "colour": "green"}, "input 'side' of roll_at must be one of red, blue"),
+    # both wrong: the callee's inputs are checked in their declared order, need first
+    ({"at": 9, "colour": "green"}, "input 'need' of roll_at must be at most 6"),
+])
+def test_a_call_built_in_place_refuses_what_the_evaluator_refuses(direct, given, message):
+    errors = []
+    for engine in ENGINES:
+        with pytest.raises(RuleViolation) as caught:
+            resolve(direct, "caller", given, dice=[4], engine=engine, trace=False)
+        errors.append(caught.value.format())
+    assert errors[0] == errors[1]
+    assert message in errors[0]
