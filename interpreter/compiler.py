@@ -313,6 +313,27 @@ def literal(value: Any) -> str | None:
     return None
 
 
+def plain_check(module: _Module, expected: Any, value: str) -> str | None:
+    """Python source of a test that ``value`` (source) is an int, bool or str that ``inputs.coerce`` would
+    return as it is for type ``expected``; None for types coerce must look at.  The test is exact: what
+    it refuses, coerce refuses or changes, or the caller hands to coerce (subclasses of int or str)."""
+    from .values import BoolType, IntType, StrType
+
+    kind = type(expected)
+    if kind is IntType:
+        bound = (1 << MAX_INT_BITS) - 1  # at most MAX_INT_BITS bits, sign apart
+        low = -bound if expected.low is None else max(-bound, expected.low)
+        high = bound if expected.high is None else min(bound, expected.high)
+        return f"type({value}) is int and {literal(low)} <= {value} <= {literal(high)}"
+    if kind is BoolType:
+        return f"type({value}) is bool"
+    if kind is StrType:
+        if expected.values is None:
+            return f"type({value}) is str"
+        return f"type({value}) is str and {value} in {module.ref(frozenset(expected.values), 'allowed')}"
+    return None
+
+
 # ---- analysis ---------------------------------------------------------------------------
 
 
@@ -918,21 +939,18 @@ class _ProcedureCompiler:
     def _inputs_entry(self) -> str:
         """The function behind ProcedureCode.plain_inputs."""
         from .ruleset import MISSING
-        from .values import BoolType, IntType, StrType
 
         m = self.module
         name = f"a{self.number}_{m.name('')}"
         f = _Function(m, name, "given")
         specs = self.procedure.inputs
-        kinds = (IntType, BoolType, StrType)
-        if self.procedure.choices or any(type(spec.type) not in kinds for spec in specs):
+        if self.procedure.choices or any(plain_check(m, spec.type, "x") is None for spec in specs):
             f.line("return None")
             m.add(f.finish())
             return name
         declared = m.ref(frozenset(spec.name for spec in specs), "names")
         f.line(f"if given is None: given = {m.ref({}, 'empty')}")
         f.line(f"elif type(given) is not dict or not {declared}.issuperset(given): return None")
-        bound = (1 << MAX_INT_BITS) - 1  # what inputs.coerce accepts: at most MAX_INT_BITS bits, sign apart
         values = []
         for number, spec in enumerate(specs):
             value = f"x{number}"
@@ -940,17 +958,7 @@ class _ProcedureCompiler:
             default = spec.default
             written = m.ref(MISSING, "required") if default is MISSING else (literal(default) or m.ref(default, "d"))
             f.line(f"{value} = given.get({spec.name!r}, {written})")
-            kind = type(spec.type)
-            if kind is IntType:
-                low = -bound if spec.type.low is None else max(-bound, spec.type.low)
-                high = bound if spec.type.high is None else min(bound, spec.type.high)
-                f.line(f"if type({value}) is not int or not {literal(low)} <= {value} <= {literal(high)}: return None")
-            elif kind is BoolType:
-                f.line(f"if type({value}) is not bool: return None")
-            elif spec.type.values is None:
-                f.line(f"if type({value}) is not str: return None")
-            else:
-                f.line(f"if type({value}) is not str or {value} not in {m.ref(frozenset(spec.type.values), 'allowed')}: return None")
+            f.line(f"if not ({plain_check(m, spec.type, value)}): return None")
         pairs = ", ".join(f"{spec.name!r}: {value}" for spec, value in zip(specs, values))
         f.line(f"return {{{pairs}}}, ({''.join(value + ', ' for value in values)})")
         m.add(f.finish())
@@ -1770,8 +1778,10 @@ class _PlayWriter:
                         values.append(argument[part])
                     elif how == "check":
                         name, spec = part
-                        what = f"input '{name}' of {s.procedure}"
-                        values.append(f"COERCED({argument[name]}, {c.module.ref(spec.type, 'type')}, {what!r}, {c.pos(s)})")
+                        what, value = f"input '{name}' of {s.procedure}", argument[name]
+                        slow = f"COERCED({value}, {c.module.ref(spec.type, 'type')}, {what!r}, {c.pos(s)})"
+                        fast = plain_check(c.module, spec.type, value)  # the common case tested in place
+                        values.append(slow if fast is None else f"({value} if {fast} else {slow})")
                     else:
                         values.append(part)
                 f.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, ({''.join(v + ', ' for v in values)}), depth + 1, R)")

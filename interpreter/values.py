@@ -493,6 +493,20 @@ def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
     measure.  Records know their own size (see values.Record), so a list of
     records costs one step a record.
     """
+    if type(value) is tuple:
+        # The common value: a flat list of plain values and records, measured in one pass.
+        items, depth = len(value), 1
+        for item in value:
+            kind = type(item)
+            if kind is Record:
+                size, inner = item._measure or item._measured()
+                items += size
+                if inner + 1 > depth:
+                    depth = inner + 1
+            elif kind is tuple or kind is OutcomeValue:
+                break  # lists inside: the general walk below, which stops at the limits
+        else:
+            return items, depth
     items = 0
     depth = 0
     stack: list[tuple[Any, int]] = [(value, 0)]

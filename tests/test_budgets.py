@@ -158,3 +158,24 @@ def test_a_bounded_memo_gives_the_same_odds(make_ruleset):
 def test_a_bad_limit_is_a_usage_error(bad):
     with pytest.raises(UsageError, match="Limits"):
         Limits(**bad)
+
+
+@pytest.mark.parametrize("value, expected", [
+    ((1, 2, 3), (3, 1)),  # a flat list: its items, one level
+    ((), (0, 1)),
+    # a record of a plain field and a list of two: 2 fields + 2 items = 4, one list inside;
+    # in a list: 1 item + the record's 4 = 5, two levels
+    (("REC",), (5, 2)),
+    (((1, 2), (3,)), (5, 2)),  # lists inside: 2 lists + 3 items, two levels (the general walk)
+    # two items (7 and a list); the list's one item; the record's 4: 2 + 1 + 4 = 7; the record's list is level 3
+    ((7, ("REC",)), (7, 3)),
+])
+def test_a_value_is_measured_as_its_items_and_nesting(value, expected):
+    from interpreter.values import Record, measure
+
+    record = Record("ship", (("kind", "big"), ("hits", (1, 2))))
+
+    def build(v):
+        return record if v == "REC" else tuple(build(x) for x in v) if type(v) is tuple else v
+
+    assert measure(build(value), 1000, 100) == expected
