@@ -152,9 +152,9 @@ class ProcedureCode:
             return found[0]
         # a resolved procedure's outcomes need no text to order them by: made without it
         if type(key) is int:
-            return OutcomeValue(self.sites[key][0], ())
+            return OutcomeValue.made(self.sites[key][0], ())
         name, names = self.sites[key[0]]
-        return OutcomeValue(name, tuple(zip(names, key[1:])))
+        return OutcomeValue.made(name, tuple(zip(names, key[1:])))
 
     def shared_outcome(self, key: Any) -> OutcomeValue:
         """:meth:`outcome`, the same object for equal keys (up to SHARED_OUTCOMES of them).
@@ -638,7 +638,13 @@ class _Expressions:
             return (f"({v_} if type({s_} := {subject}) is REC and ({f_} := {s_}._fields) is not None "
                     f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS else FLD({s_}, {e.name!r}, {pos}))")
         if kind is ir.Index:
-            return f"IDX({sub(e.subject)}, {sub(e.index)}, {m.ref(e.pos, 'p')})"
+            subject, position, pos = sub(e.subject), sub(e.index), m.ref(e.pos, "p")
+            if walrus and subject.isidentifier():
+                # a variable's item read in place when the position is inside the list (subject first, as in
+                # IDX: reading a variable cannot fail); anything else through IDX, which words the error
+                at = self.f.temp("ix")
+                return f"({subject}[{at} - 1] if 0 < ({at} := {position}) <= len({subject}) else IDX({subject}, {at}, {pos}))"
+            return f"IDX({subject}, {position}, {pos})"
         if kind is ir.Negate:
             return f"(-{sub(e.operand)})"
         if kind is ir.Not:

@@ -103,6 +103,13 @@ class OutcomeValue:
     def __hash__(self) -> int:
         return self._hash
 
+    @classmethod
+    def made(cls, name: str, fields: tuple[tuple[str, Any], ...]) -> "OutcomeValue":
+        """``OutcomeValue(name, fields)`` made in one step (compiled code makes one per resolved call)."""
+        made = object.__new__(cls)
+        made.__dict__.update(name=name, fields=fields, _hash=hash((name, fields)))
+        return made
+
     def get(self, name: str, default: Any = None) -> Any:
         for key, value in self.fields:
             if key == name:

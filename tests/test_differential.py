@@ -497,6 +497,9 @@ ERRORS = [
     ("let d = 1d6\noutcome v(x = lookup hits(row = d + 10))", "is off the table"),
     ("let d = 1d6\noutcome v(x = ratio(d, 0) > 1)", "odds need a defense above 0"),
     ("let d = 1d6\nlet e = dice(1000 + d, 2)\noutcome v(x = e)", "cannot roll"),
+    # an item read in place: the position's own error comes first (face 1: 12 // 0), not the index's
+    ("let d = 1d6\nlet xs = [1, 2]\noutcome v(x = xs[12 // (d - 1)])", "division by zero"),
+    ("let d = 1d6\nlet xs = [[1], [2, 3]]\noutcome v(x = xs[2][d])", "index 3 is outside the list (1 to 2)"),
 ]
 
 
