@@ -265,7 +265,7 @@ class _Module:
             ("Acc", Acc), ("lcm", math.lcm), ("UNSET", _UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
             ("IDX", index), ("CNT", counted), ("RNG", make_range), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
             ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple), ("ONE", (1,)),
-            ("REC", Record), ("MISS", Record.MISSING), ("COERCED", coerced_input), ("ROUND", make_round), ("STAYS_NOT", Round), ("CANON", canonical),
+            ("REC", Record), ("OUT", OutcomeValue), ("MISS", Record.MISSING), ("COERCED", coerced_input), ("ROUND", make_round), ("STAYS_NOT", Round), ("CANON", canonical),
         ):
             self.values[name] = value
 
@@ -635,8 +635,11 @@ class _Expressions:
                 return f"FLD({subject}, {e.name!r}, {pos})"
             # a record's field straight from its dictionary (made by FLD on first use); anything else through FLD
             s_, f_, v_ = self.f.temp("fs"), self.f.temp("fd"), self.f.temp("fv")
+            # and a resolved outcome's from its own (OutcomeValue._by_name)
             return (f"({v_} if type({s_} := {subject}) is REC and ({f_} := {s_}._fields) is not None "
-                    f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS else FLD({s_}, {e.name!r}, {pos}))")
+                    f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
+                    f"else {v_} if type({s_}) is OUT and ({v_} := {s_}._by_name.get({e.name!r}, MISS)) is not MISS "
+                    f"else FLD({s_}, {e.name!r}, {pos}))")
         if kind is ir.Index:
             subject, position, pos = sub(e.subject), sub(e.index), m.ref(e.pos, "p")
             if walrus and subject.isidentifier():

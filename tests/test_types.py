@@ -70,6 +70,12 @@ def test_a_field_only_some_outcomes_have_fails_where_it_is_missing(make_ruleset)
     assert resolve(ruleset, "p", dice=[1]).outcome.get("y") == 1
     with pytest.raises(RuleViolation, match="outcome b has no field 'x'"):
         resolve(ruleset, "p", dice=[2])
+    # the compiled code reads an outcome's field in one step, and words the same error where it is missing
+    assert resolve(ruleset, "p", dice=[1], trace=False).outcome.get("y") == 1
+    with pytest.raises(RuleViolation, match="outcome b has no field 'x'"):
+        resolve(ruleset, "p", dice=[2], trace=False)
+    with pytest.raises(RuleViolation, match="outcome b has no field 'x'"):
+        odds(ruleset, "p")  # the face 2 of q's d2 reaches it
 
 
 # ---- constants and table cells -------------------------------------------------------------------------------------
