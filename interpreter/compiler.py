@@ -1021,6 +1021,31 @@ class _ProcedureCompiler:
             parts.append(("value", literal(value) or self.module.ref(value, "d")))
         return parts
 
+    def direct_call_inputs(self, f: _Function, call: ir.CallProcedure, expressions: Callable) -> str | None:
+        """Write the arguments of ``call`` into locals, in the order written (an error is the first the
+        evaluator meets), and give the source of the callee's inputs tuple built from them (see
+        direct_inputs); None, writing nothing, when the call takes the general path."""
+        direct = self.direct_inputs(call)
+        if direct is None:
+            return None
+        argument = {}
+        for name, value in call.args:
+            argument[name] = f.temp("a")
+            f.line(f"{argument[name]} = {expressions(value)}")
+        values = []
+        for how, part in direct:
+            if how == "arg":
+                values.append(argument[part])
+            elif how == "check":
+                name, spec = part
+                what, value = f"input '{name}' of {call.procedure}", argument[name]
+                slow = f"COERCED({value}, {self.module.ref(spec.type, 'type')}, {what!r}, {self.pos(call)})"
+                fast = plain_check(self.module, spec.type, value)  # the common case tested in place
+                values.append(slow if fast is None else f"({value} if {fast} else {slow})")
+            else:
+                values.append(part)
+        return "(" + "".join(value + ", " for value in values) + ")"
+
     def input_local(self, function: _Function, name: str) -> str:
         i = self.input_index[name]
         return function.need(f"i{i}", f"I[{i}]")
@@ -1578,9 +1603,13 @@ class _ProcedureCompiler:
         elif type(statement) is ir.Roll:
             f.line(f"vals, T = rt.dice({expressions(statement.count)}, {expressions(statement.sides)}, {pos})")
         else:
-            given = "{" + ", ".join(f"{name!r}: {expressions(value)}" for name, value in statement.args) + "}"
-            trusted = self.module.ref(statement.trusted, "t")
-            f.line(f"vals, T = rt.call_exact({statement.procedure!r}, {given}, {pos}, depth + 1, {trusted})")
+            values = self.direct_call_inputs(f, statement, expressions)
+            if values is not None:
+                f.line(f"vals, T = rt.call_exact_direct({statement.procedure!r}, {values}, depth + 1)")
+            else:
+                given = "{" + ", ".join(f"{name!r}: {expressions(value)}" for name, value in statement.args) + "}"
+                trusted = self.module.ref(statement.trusted, "t")
+                f.line(f"vals, T = rt.call_exact({statement.procedure!r}, {given}, {pos}, depth + 1, {trusted})")
         f.line("if T != common: common = lcm(common, T)")
         f.line(f"E.append((w, vals, T{''.join(', v' + str(s) for s in others)}))")
         f.indent -= 1
@@ -1774,26 +1803,9 @@ class _PlayWriter:
             self._roll(s)
             return False
         if kind is ir.CallProcedure:
-            direct = c.direct_inputs(s)
-            if direct is not None:
-                # the arguments in the order written (an error is the first the evaluator meets), then the tuple
-                argument = {}
-                for name, value in s.args:
-                    argument[name] = f.temp("a")
-                    f.line(f"{argument[name]} = {e(value)}")
-                values = []
-                for how, part in direct:
-                    if how == "arg":
-                        values.append(argument[part])
-                    elif how == "check":
-                        name, spec = part
-                        what, value = f"input '{name}' of {s.procedure}", argument[name]
-                        slow = f"COERCED({value}, {c.module.ref(spec.type, 'type')}, {what!r}, {c.pos(s)})"
-                        fast = plain_check(c.module, spec.type, value)  # the common case tested in place
-                        values.append(slow if fast is None else f"({value} if {fast} else {slow})")
-                    else:
-                        values.append(part)
-                f.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, ({''.join(v + ', ' for v in values)}), depth + 1, R)")
+            values = c.direct_call_inputs(f, s, e)
+            if values is not None:
+                f.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, {values}, depth + 1, R)")
                 return False
             given = "{" + ", ".join(f"{name!r}: {e(value)}" for name, value in s.args) + "}"
             trusted = c.module.ref(s.trusted, "t")

@@ -83,6 +83,11 @@ class Limits:
             self.max_states if self.max_states is not None else float("inf"),
             4096 if self.max_work is None else max(1, min(4096, self.max_work // 4)),
         ))
+        # Limits are part of every key of the memo of resolved procedures: hashed once.
+        object.__setattr__(self, "_hash", hash(tuple(getattr(self, spec.name) for spec in fields(self))))
+
+    def __hash__(self) -> int:  # equal limits (compared field by field) hash alike: the fields' tuple, hashed once
+        return self._hash
 
 
 # How a user raises each budget, for the message that reports its breach.

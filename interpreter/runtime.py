@@ -57,7 +57,7 @@ class Run:
 
     __slots__ = (
         "ruleset", "limits", "budget", "choices", "int_low", "int_high", "max_states", "work_chunk",
-        "call_memo", "dice_memo", "sequences", "sequence_numbers",
+        "call_memo", "dice_memo", "sequences", "sequence_numbers", "choices_key",
     )
 
     def __init__(self, ruleset, limits: Limits, budget: Budget | None = None, choices: dict | None = None):
@@ -68,6 +68,7 @@ class Run:
         self.int_low, self.int_high, self.max_states, self.work_chunk = limits.derived
         self.call_memo: dict | None = None  # made when first needed
         self.dice_memo: dict | None = None
+        self.choices_key: tuple | None = None  # the choices as a memo key part, made when first needed
         self.sequences: list = []
         self.sequence_numbers: dict = {}
 
@@ -184,6 +185,31 @@ class Run:
         if found is None:
             weights, denom = program.run_exact(self, inputs, depth)
             found = (tuple(weights.items()), denom)
+            if len(memo) >= self.limits.max_memo_entries:
+                memo.clear()  # bounded memory; recomputing is only slower
+            memo[key] = found
+        return found
+
+    def call_exact_direct(self, name: str, values: tuple, depth: int) -> tuple[tuple, int]:
+        """:meth:`call_exact` with the callee's inputs tuple built at the call (nothing in it to check).
+
+        Remembered in the same memo, under a key of its own shape (five parts, the inputs as a tuple in
+        the callee's order), so it never meets a key of call_exact's.
+        """
+        memo = self.call_memo
+        if memo is None:
+            memo = self.call_memo = getattr(self.ruleset, "exact_results", None)
+            if memo is None:
+                memo = self.call_memo = {}
+        choices = self.choices_key
+        if choices is None:
+            choices = self.choices_key = tuple(sorted(self.choices.items()))
+        key = (name, values, choices, self.limits, "tuple")
+        found = memo.get(key)
+        if found is None:
+            program = self.ruleset.program(name)
+            weights, denom = program.exact(self, values, depth)
+            found = (tuple(program.outcomes(weights).items()), denom)
             if len(memo) >= self.limits.max_memo_entries:
                 memo.clear()  # bounded memory; recomputing is only slower
             memo[key] = found
