@@ -184,5 +184,18 @@ def test_a_call_built_in_place_refuses_what_the_evaluator_refuses(direct, given,
         with pytest.raises(RuleViolation) as caught:
             resolve(direct, "caller", given, dice=[4], engine=engine, trace=False)
         errors.append(caught.value.format())
-    assert errors[0] == errors[1]
+        with pytest.raises(RuleViolation) as caught:
+            odds(direct, "caller", given, engine=engine)  # exact odds build the tuple at the call too
+        errors.append(caught.value.format())
+    assert len(set(errors)) == 1
     assert message in errors[0]
+
+
+def test_exact_odds_remember_a_call_built_in_place(direct):
+    # the second call with the same inputs is answered from the ruleset's memo, with the same answer:
+    # rolls 3-6 of 6 reach need 3 -> 2/3
+    direct.exact_results.clear()
+    first = odds(direct, "caller", {"at": 3, "colour": "red"})
+    assert any(key[0] == "roll_at" for key in direct.exact_results)
+    assert odds(direct, "caller", {"at": 3, "colour": "red"}) == first
+    assert first.probability("done", hit=True, side="red", bonus=2) == Fraction(2, 3)
