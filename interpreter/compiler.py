@@ -635,10 +635,11 @@ class _Expressions:
                 return f"FLD({subject}, {e.name!r}, {pos})"
             # a record's field straight from its dictionary (made by FLD on first use); anything else through FLD
             s_, f_, v_ = self.f.temp("fs"), self.f.temp("fd"), self.f.temp("fv")
-            # and a resolved outcome's from its own (OutcomeValue._by_name)
+            # and a resolved outcome's from its own (OutcomeValue._by_name, made by FLD on first use)
             return (f"({v_} if type({s_} := {subject}) is REC and ({f_} := {s_}._fields) is not None "
                     f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
-                    f"else {v_} if type({s_}) is OUT and ({v_} := {s_}._by_name.get({e.name!r}, MISS)) is not MISS "
+                    f"else {v_} if type({s_}) is OUT and ({f_} := {s_}._by_name) is not None "
+                    f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
                     f"else FLD({s_}, {e.name!r}, {pos}))")
         if kind is ir.Index:
             subject, position, pos = sub(e.subject), sub(e.index), m.ref(e.pos, "p")

@@ -322,9 +322,7 @@ def field(subject: Any, name: str, pos) -> Any:
         if value is not _MISSING_FIELD:
             return value
     elif isinstance(subject, OutcomeValue):
-        if name == "outcome":
-            return subject.name
-        value = subject.get(name, _MISSING_FIELD)
+        value = (subject._by_name or subject.fields_by_name()).get(name, _MISSING_FIELD)  # `outcome`: its name
         if value is _MISSING_FIELD:
             raise RuleViolation(pos.diagnostic(f"outcome {subject.name} has no field '{name}'"))
         return value

@@ -99,7 +99,6 @@ class OutcomeValue:
     def __post_init__(self) -> None:
         # Outcomes are dictionary keys in every exact-odds step: hash once.
         object.__setattr__(self, "_hash", hash((self.name, self.fields)))
-        object.__setattr__(self, "_by_name", _by_name(self.name, self.fields))
 
     def __hash__(self) -> int:
         return self._hash
@@ -108,8 +107,22 @@ class OutcomeValue:
     def made(cls, name: str, fields: tuple[tuple[str, Any], ...]) -> "OutcomeValue":
         """``OutcomeValue(name, fields)`` made in one step (compiled code makes one per resolved call)."""
         made = object.__new__(cls)
-        made.__dict__.update(name=name, fields=fields, _hash=hash((name, fields)), _by_name=_by_name(name, fields))
+        made.__dict__.update(name=name, fields=fields, _hash=hash((name, fields)))
         return made
+
+    # Its fields by name, and ``outcome``, its name (what ``x.outcome`` reads): made by fields_by_name() the
+    # first time a field is read; compiled code then reads a field from it in one step.  A plain class
+    # attribute (no annotation), not a dataclass field: it takes no part in equality, hashing or repr.
+    _by_name = None
+
+    def fields_by_name(self) -> dict[str, Any]:
+        found = self._by_name
+        if found is None:
+            found = dict(self.fields)
+            found["outcome"] = self.name
+            object.__setattr__(self, "_by_name", found)
+        return found
+
 
     def get(self, name: str, default: Any = None) -> Any:
         for key, value in self.fields:
@@ -127,14 +140,6 @@ class OutcomeValue:
             text = repr(self.fields)
             object.__setattr__(self, "_fields_text", text)
         return text
-
-
-def _by_name(name: str, fields: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
-    """An outcome's fields by name, and ``outcome``, its name (what ``x.outcome`` reads): compiled code
-    reads a field of a resolved outcome from it in one step (runtime.field does the same, slowly)."""
-    found = dict(fields)
-    found["outcome"] = name
-    return found
 
 
 def to_plain(value: Any) -> Any:
