@@ -74,7 +74,30 @@ class Source:
         return Diagnostic(self.name, line, column, message, self.line_text(line))
 
 
-class Pos:
+class _Value:
+    """The hand-written value classes here: immutable, equal and hashed by ``_key()``."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple:  # pragma: no cover - every subclass has its own
+        raise NotImplementedError
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+
+class Pos(_Value):
     """Where a piece of text starts: a line and a column (both from 1) of a :class:`Source`.
 
     Every syntax-tree node, checked statement and error carries one.  Immutable,
@@ -88,19 +111,8 @@ class Pos:
         object.__setattr__(self, "line", line)
         object.__setattr__(self, "column", column)
 
-    def __setattr__(self, name, value):
-        raise AttributeError(f"Pos is immutable: cannot set {name!r}")
-
-    def __delattr__(self, name):
-        raise AttributeError(f"Pos is immutable: cannot delete {name!r}")
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.source is other.source and self.line == other.line and self.column == other.column
-
-    def __hash__(self) -> int:
-        return hash((id(self.source), self.line, self.column))
+    def _key(self) -> tuple:
+        return (id(self.source), self.line, self.column)  # the source by identity
 
     def __reduce__(self):
         return Pos, (self.source, self.line, self.column)
@@ -115,7 +127,7 @@ class Pos:
         return self.source.diagnostic(self.line, self.column, message)
 
 
-class Diagnostic:
+class Diagnostic(_Value):
     """One positioned message about user input.  Immutable, equal and hashed by value."""
 
     __slots__ = ("file", "line", "column", "message", "line_text")
@@ -126,20 +138,6 @@ class Diagnostic:
 
     def _key(self) -> tuple:
         return (self.file, self.line, self.column, self.message, self.line_text)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"Diagnostic is immutable: cannot set {name!r}")
-
-    def __delattr__(self, name):
-        raise AttributeError(f"Diagnostic is immutable: cannot delete {name!r}")
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __reduce__(self):
         return Diagnostic, self._key()
