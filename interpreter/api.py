@@ -82,7 +82,7 @@ def _checked_call(
 def _plain_call(ruleset: CompiledRuleset, procedure: Any, given: Any):
     """(inputs, their values in order, program) when every input is a plain int, bool or str that
     prepare_inputs would accept as it is, and the procedure has no choices; None otherwise."""
-    program = ruleset._code.get(procedure) if type(procedure) is str else None
+    program = ruleset._code.get(procedure) if type(procedure) is str else None  # ruleset.program's cache, read in place
     if program is None:
         if type(procedure) is not str or procedure not in ruleset.compiled:
             return None

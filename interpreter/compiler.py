@@ -240,9 +240,9 @@ def compile_procedure(procedure: ir.CheckedProcedure, callees: Mapping[str, ir.C
 
     Procedures it resolves are reached at run time by name, through the
     running :class:`~runtime.Run`, so each procedure compiles on its own.
-    ``callees`` (the ruleset's checked procedures) lets a play build a
-    resolved procedure's inputs where it calls it, when none needs checking
-    at run time (see _ProcedureCompiler.direct_inputs).
+    ``callees`` (the ruleset's checked procedures) lets plays and exact odds
+    build a resolved procedure's inputs where they call it (see
+    _ProcedureCompiler.direct_inputs).
     """
     return _ProcedureCompiler(_Module(), procedure, 0, callees).code
 
@@ -942,7 +942,7 @@ class _ProcedureCompiler:
         self.code = ProcedureCode(procedure, self.input_names, tuple(self.sites), self)
 
     def build(self, mode: str) -> Callable:
-        """Write one of the procedure's functions ("exact", "play", "sample"), compile it, give it."""
+        """Write one of the procedure's functions ("exact", "play", "sample", "inputs"), compile it, give it."""
         entry = {"exact": self._exact_entry, "play": self._play_entry, "sample": self._sample_entry, "inputs": self._inputs_entry}[mode]()
         return self.module.load(f"<wartable: procedure {self.procedure.name}, {mode}>")[entry]
 

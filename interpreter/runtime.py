@@ -166,6 +166,13 @@ class Run:
 
     # ---- procedures -----------------------------------------------------------------
 
+    def _call_memo(self) -> dict:
+        """The memo of resolved procedures: the ruleset's own (kept from one call to the next), else one of this run's."""
+        memo = self.call_memo = getattr(self.ruleset, "exact_results", None)
+        if memo is None:
+            memo = self.call_memo = {}
+        return memo
+
     def call_exact(self, name: str, given: dict, pos, depth: int, trusted: frozenset = frozenset()) -> tuple[tuple, int]:
         """((outcome, weight), ...) of a resolved procedure over its denominator, remembered per inputs.
 
@@ -178,9 +185,7 @@ class Run:
         key = (name, tuple(sorted(inputs.items())), tuple(sorted(self.choices.items())), self.limits)
         memo = self.call_memo
         if memo is None:
-            memo = self.call_memo = getattr(self.ruleset, "exact_results", None)
-            if memo is None:
-                memo = self.call_memo = {}
+            memo = self._call_memo()
         found = memo.get(key)
         if found is None:
             weights, denom = program.run_exact(self, inputs, depth)
@@ -191,16 +196,14 @@ class Run:
         return found
 
     def call_exact_direct(self, name: str, values: tuple, depth: int) -> tuple[tuple, int]:
-        """:meth:`call_exact` with the callee's inputs tuple built at the call (nothing in it to check).
+        """:meth:`call_exact` with the callee's inputs tuple built and checked at the call.
 
         Remembered in the same memo, under a key of its own shape (five parts, the inputs as a tuple in
         the callee's order), so it never meets a key of call_exact's.
         """
         memo = self.call_memo
         if memo is None:
-            memo = self.call_memo = getattr(self.ruleset, "exact_results", None)
-            if memo is None:
-                memo = self.call_memo = {}
+            memo = self._call_memo()
         choices = self.choices_key
         if choices is None:
             choices = self.choices_key = tuple(sorted(self.choices.items()))
@@ -220,9 +223,8 @@ class Run:
         inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         return program.run_play(self, inputs, roll, depth)
 
-
     def call_play_direct(self, name: str, values: tuple, depth: int, roll: Callable) -> OutcomeValue:
-        """:meth:`call_play` with the callee's inputs tuple built at the call (nothing in it to check)."""
+        """:meth:`call_play` with the callee's inputs tuple built and checked at the call."""
         program = self.ruleset.program(name)
         return program.outcome(program.play(self, values, roll, depth))
 
