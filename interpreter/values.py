@@ -116,13 +116,13 @@ class OutcomeValue:
     _by_name = None
 
     def fields_by_name(self) -> dict[str, Any]:
+        """Its fields by name, with ``outcome`` for its name (made once, kept in ``_by_name``)."""
         found = self._by_name
         if found is None:
             found = dict(self.fields)
             found["outcome"] = self.name
             object.__setattr__(self, "_by_name", found)
         return found
-
 
     def get(self, name: str, default: Any = None) -> Any:
         for key, value in self.fields:
