@@ -1233,7 +1233,11 @@ class _ProcedureCompiler:
                 once = _Expressions(self, f, hoist, lambda slot: slot not in unstable and slot not in bound)
                 hoist_at = len(f.lines)
                 folded = self._fold_target(statement, rest)
-                if folded is not None:
+                looked_up = self._fold_lookup(statement, rest, faces) if folded is None else None
+                if looked_up is not None:
+                    inner_state = state.with_weight("w * c")
+                    ended = self._exact_folded_lookup(f, statement, rest, looked_up, once, state, inner_state, faces, total, restore)
+                elif folded is not None:
                     inner_state = state.with_weight("w * c")
                     ended = self._exact_folded(f, statement, folded, rest[1:], once, state, inner_state, faces, total, restore)
                 else:
@@ -1279,6 +1283,63 @@ class _ProcedureCompiler:
             f.line(f"v{slot_number} = sv{slot_number}")
         return self._exact_chosen_branch(f, target, slot, once, inner_state) or self._exact_statements(
             f, after, once, inner_state, None, faces, total)
+
+    def _fold_lookup(self, roll: ir.Roll, rest: list, faces) -> tuple | None:
+        """When the die is read only as the row of a table lookup right after it (a combat results table
+        keyed by a die roll), (position of that statement in ``rest``, the cells per column index, each a
+        tuple of (cell, ways)): the faces are then counted per cell, and the rest runs once a cell.
+
+        The die may first be copied into a variable (``let die = 1d6``); neither may be read afterwards.
+        Every total must land on a row and the column be a plain value, so the lookup's only possible
+        error is its column's, which the first face would meet before any other work."""
+        slots = {roll.slot}
+        at = 0
+        if rest and type(rest[0]) is ir.Assign and type(rest[0].value) is ir.Local and rest[0].value.slot == roll.slot:
+            slots.add(rest[0].slot)
+            at = 1
+        if len(rest) <= at or type(rest[at]) is not ir.Assign or type(rest[at].value) is not ir.Lookup:
+            return None
+        target, lookup = rest[at], rest[at].value
+        simple = (ir.Const, ir.Local, ir.InputRef)
+        if type(lookup.row) is not ir.Local or lookup.row.slot not in slots:
+            return None
+        if lookup.table.columns is not None and (type(lookup.column) not in simple or (lookup.shift is not None and type(lookup.shift) not in simple)):
+            return None
+        if any(type(e) is ir.Local and e.slot in slots for e in (lookup.column, lookup.shift)):
+            return None
+        if (slots - {target.slot}) & self.facts.after[id(target)]:
+            return None  # the die is read again later
+        keys = self.facts.ranges.get(lookup.row.slot)
+        by_key = _rows_by_key(lookup.table, keys) if keys is not None else None
+        if by_key is None or any(total >= len(by_key) or by_key[total] is None for total, _ in faces):
+            return None
+        width = len(by_key[faces[0][0]])
+        per_column = []
+        for column in range(width):
+            ways: dict = {}
+            for total, count in faces:
+                cell = by_key[total][column]
+                ways[cell] = ways.get(cell, 0) + count
+            per_column.append(tuple(ways.items()))
+        return at, tuple(per_column)
+
+    def _exact_folded_lookup(self, f: _Function, roll: ir.Roll, rest: list, looked_up: tuple, once: _Expressions, state, inner_state,
+                             faces, total, restore: list) -> bool:
+        """A roll read only as a lookup's row (see _fold_lookup): the cells of the lookup's column, each with
+        the faces that reach it, then the statements after the lookup once a cell.  Leaves the writer inside
+        the loop over cells; True when every path has ended."""
+        at, per_column = looked_up
+        target, lookup = rest[at], rest[at].value
+        self._exact_roll_checks(f, roll, state, faces)
+        if lookup.table.columns is None:
+            column = "0"
+        else:
+            column = f"{self.module.ref(_column_site(lookup.table, lookup.pos), 'lkc')}({once(lookup.column)}, {once(lookup.shift) if lookup.shift is not None else '0'})"
+        f.line(f"for v{target.slot}, c in {self.module.ref(per_column, 'cells')}[{column}]:")
+        f.indent += 1
+        for slot_number in restore:
+            f.line(f"v{slot_number} = sv{slot_number}")
+        return self._exact_statements(f, rest[at + 1:], once, inner_state, None, faces, total)
 
     def _fold_target(self, roll: ir.Roll, rest: list) -> ir.If | None:
         """The `if` right after a roll when the die is read by its conditions only (not by its branches, nor
