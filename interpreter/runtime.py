@@ -183,17 +183,7 @@ class Run:
         program = self.ruleset.program(name)
         inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         key = (name, tuple(sorted(inputs.items())), tuple(sorted(self.choices.items())), self.limits)
-        memo = self.call_memo
-        if memo is None:
-            memo = self._call_memo()
-        found = memo.get(key)
-        if found is None:
-            weights, denom = program.run_exact(self, inputs, depth)
-            found = (tuple(weights.items()), denom)
-            if len(memo) >= self.limits.max_memo_entries:
-                memo.clear()  # bounded memory; recomputing is only slower
-            memo[key] = found
-        return found
+        return self._remembered(key, name, program.inputs_tuple(inputs), depth)
 
     def call_exact_direct(self, name: str, values: tuple, depth: int) -> tuple[tuple, int]:
         """:meth:`call_exact` with the callee's inputs tuple built and checked at the call.
@@ -201,13 +191,16 @@ class Run:
         Remembered in the same memo, under a key of its own shape (five parts, the inputs as a tuple in
         the callee's order), so it never meets a key of call_exact's.
         """
-        memo = self.call_memo
-        if memo is None:
-            memo = self._call_memo()
         choices = self.choices_key
         if choices is None:
             choices = self.choices_key = tuple(sorted(self.choices.items()))
-        key = (name, values, choices, self.limits, "tuple")
+        return self._remembered((name, values, choices, self.limits, "tuple"), name, values, depth)
+
+    def _remembered(self, key: tuple, name: str, values: tuple, depth: int) -> tuple[tuple, int]:
+        """A resolved procedure's ((outcome, weight), ...) and denominator from the memo, or worked out and kept."""
+        memo = self.call_memo
+        if memo is None:
+            memo = self._call_memo()
         found = memo.get(key)
         if found is None:
             program = self.ruleset.program(name)
@@ -249,11 +242,7 @@ def callee_inputs(callee, given: dict[str, Any], choices: dict[str, str], pos, t
         if name in trusted:  # given at the call
             inputs[name] = given[name]
             continue
-        value = given.get(name, spec.default)
-        try:
-            inputs[spec.name] = coerce(value, spec.type, f"input '{spec.name}' of {callee.name}")
-        except CoercionError as error:
-            raise RuleViolation(pos.diagnostic(error.message)) from None
+        inputs[name] = coerced_input(given.get(name, spec.default), spec.type, f"input '{name}' of {callee.name}", pos)
     for choice in callee.choices:
         option = given.get(choice.name, choices.get(choice.name, choice.default))
         if option not in choice.options:
