@@ -51,6 +51,14 @@ def ruleset_text(procedures: Mapping[str, str] | None = None, extra: str = "", n
     return text
 
 
+def load_in(folder: Path, procedures: Mapping[str, str] | None = None, extra: str = "") -> Ruleset:
+    """A ruleset of ``procedures`` (and ``extra`` sections) written to ``folder`` and loaded: for
+    module-scoped fixtures, ``load_in(tmp_path_factory.mktemp("name"), PROCEDURES, extra=...)``."""
+    path = folder / "ruleset.yaml"
+    path.write_text(ruleset_text(procedures, extra), encoding="utf-8")
+    return load_ruleset(path)
+
+
 @pytest.fixture
 def write_yaml(tmp_path: Path):
     """Write YAML text to a fresh file in tmp_path; return its path."""

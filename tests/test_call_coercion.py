@@ -12,12 +12,12 @@ from fractions import Fraction
 
 import pytest
 
-from interpreter import ir, load_ruleset, odds, resolve
+from interpreter import ir, odds, resolve
 from interpreter.errors import RuleViolation
 from interpreter.inputs import coercion_keeps
 from interpreter.values import ANY, BOOL, INT, STR, IntType, ListType, RecordType, StrType
 
-from conftest import procedure, ruleset_text
+from conftest import load_in, procedure
 from test_order_free import TYPES  # the same ship: kind big or small, hits
 
 ENGINES = ("compiled", "reference")
@@ -64,9 +64,7 @@ PROCEDURES = {
 
 @pytest.fixture(scope="module")
 def rules(tmp_path_factory):
-    path = tmp_path_factory.mktemp("coercion") / "coercion.yaml"
-    path.write_text(ruleset_text(PROCEDURES, extra=TYPES), encoding="utf-8")
-    return load_ruleset(path)
+    return load_in(tmp_path_factory.mktemp("coercion"), PROCEDURES, extra=TYPES)
 
 
 def _calls(statements):
@@ -151,9 +149,7 @@ DIRECT = {
 
 @pytest.fixture(scope="module")
 def direct(tmp_path_factory):
-    path = tmp_path_factory.mktemp("direct") / "direct.yaml"
-    path.write_text(ruleset_text(DIRECT), encoding="utf-8")
-    return load_ruleset(path)
+    return load_in(tmp_path_factory.mktemp("direct"), DIRECT)
 
 
 def test_a_play_builds_the_callees_inputs_where_it_calls(direct):

@@ -12,10 +12,10 @@ from fractions import Fraction
 
 import pytest
 
-from interpreter import load_ruleset, odds
+from interpreter import odds
 from interpreter.errors import RuleViolation
 
-from conftest import procedure, ruleset_text
+from conftest import load_in, procedure
 
 ENGINES = ("compiled", "reference")
 
@@ -70,9 +70,7 @@ PROCEDURES = {
 
 @pytest.fixture(scope="module")
 def rules(tmp_path_factory):
-    path = tmp_path_factory.mktemp("folding") / "folding.yaml"
-    path.write_text(ruleset_text(PROCEDURES), encoding="utf-8")
-    return load_ruleset(path)
+    return load_in(tmp_path_factory.mktemp("folding"), PROCEDURES)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -176,9 +174,7 @@ LOOKUPS = {
 
 @pytest.fixture(scope="module")
 def lookups(tmp_path_factory):
-    path = tmp_path_factory.mktemp("lookup_folding") / "lookups.yaml"
-    path.write_text(ruleset_text(LOOKUPS, extra=CRT), encoding="utf-8")
-    return load_ruleset(path)
+    return load_in(tmp_path_factory.mktemp("lookup_folding"), LOOKUPS, extra=CRT)
 
 
 def test_a_die_read_only_as_a_row_is_counted_per_cell(lookups):
