@@ -385,8 +385,13 @@ NOISY: list[str] = []
 def time_methods(label: str, methods: dict, samples: int, min_sample_s: float) -> tuple[dict, dict, dict]:
     """Median seconds per call of each method, and each method's per-round times.
 
-    Each method first runs once (warm-up; its result is the one checked), which
-    also sets how many calls make one sample (at least ``min_sample_s``). The
+    Each method first runs once (warm-up; its result is the one checked), then
+    once more, timed, to set how many calls make one sample (at least
+    ``min_sample_s``). The first call cannot set it: it pays one-time costs
+    (wartable imports its compiler and compiles the procedure on the first
+    call: tens of ms), so a sample would be one cold call right after
+    another library has filled the caches, a time that a user calling in a
+    loop never sees. The
     samples then go in rounds, every method once per round back to back, so
     that the ratio of two methods can be taken within a round: this machine
     (a VM) has spells of running about 2x slower, which a ratio of medians
@@ -395,8 +400,9 @@ def time_methods(label: str, methods: dict, samples: int, min_sample_s: float) -
     results, loops, times = {}, {}, {}
     for name, run in methods.items():
         gc.collect()
-        start = time.perf_counter()
         results[name] = run()
+        start = time.perf_counter()
+        run()
         once = time.perf_counter() - start
         loops[name] = max(1, math.ceil(min_sample_s / max(once, 1e-7)))
         times[name] = []
