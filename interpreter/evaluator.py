@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import chains, ir, pools
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
-from .limits import STATEMENT_WORK, Budget, Limits, LimitExceeded, breach
+from .limits import STATEMENT_WORK, Budget, Limits, LimitExceeded, breach, remember
 from .ruleset import Ruleset
 from .tables import OffTable, lookup
 from .trace import TraceEvent
@@ -315,9 +315,7 @@ class Executor:
             if outcomes is None:
                 outcomes = self.run_procedure(callee, inputs, frame.depth + 1)
                 if self.exact:
-                    if len(self._call_memo) >= self.limits.max_memo_entries:
-                        self._call_memo.clear()  # bounded memory; recomputing is only slower
-                    self._call_memo[key] = outcomes
+                    remember(self._call_memo, key, outcomes, self.limits.max_memo_entries)
             per_state.append((env, weight, outcomes.weights, outcomes.denom))
         return self._spread(dist, statement.slot, per_state, statement.pos)
 

@@ -17,6 +17,7 @@ Honest heavy work (a large battle's exact odds) raises them explicitly:
 
 from __future__ import annotations
 
+import itertools
 from time import monotonic
 from dataclasses import dataclass, fields
 from typing import Any
@@ -97,6 +98,22 @@ RAISE_HINTS = {
     "timeout": "raise it with --timeout SECONDS (0 for no limit) or Limits(timeout=...)",
     "max_trials": "use fewer trials, or raise Limits(max_trials=...)",
 }
+
+
+def remember(memo: dict, key, value, limit: int) -> None:
+    """Keep ``value`` under ``key`` in a memo of at most ``limit`` entries.
+
+    A full memo forgets its older half (a dictionary keeps insertion order),
+    not everything: the small procedures resolved inside a battle's rounds
+    were worked out early and are met again in every later round, and
+    emptying the memo made them all be worked out again (about 10% of an
+    exact three-a-side eia battle).  Forgetting only makes a later call
+    slower, never different.
+    """
+    if len(memo) >= limit:
+        for old in list(itertools.islice(memo, max(len(memo) - limit // 2, 1))):
+            del memo[old]
+    memo[key] = value
 
 
 def breach(pos, limit: str, message: str) -> LimitExceeded:

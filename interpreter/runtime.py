@@ -17,7 +17,7 @@ from typing import Any, Callable
 from . import chains, pools
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
-from .limits import STATEMENT_WORK, Budget, LimitExceeded, Limits, breach
+from .limits import STATEMENT_WORK, Budget, LimitExceeded, Limits, breach, remember
 from .values import OutcomeValue, Record, brief, conforms, kind_of_value, show
 
 
@@ -206,9 +206,7 @@ class Run:
             program = self.ruleset.program(name)
             weights, denom = program.exact(self, values, depth)
             found = (tuple(program.outcomes(weights).items()), denom)
-            if len(memo) >= self.limits.max_memo_entries:
-                memo.clear()  # bounded memory; recomputing is only slower
-            memo[key] = found
+            remember(memo, key, found, self.limits.max_memo_entries)
         return found
 
     def call_play(self, name: str, given: dict, pos, depth: int, roll: Callable, trusted: frozenset = frozenset()) -> OutcomeValue:

@@ -14,7 +14,7 @@ import pytest
 from interpreter import odds, resolve
 from interpreter.api import monte_carlo
 from interpreter.errors import UsageError
-from interpreter.limits import LimitExceeded, Limits
+from interpreter.limits import LimitExceeded, Limits, remember
 
 from conftest import procedure
 
@@ -150,6 +150,21 @@ def test_a_bounded_memo_gives_the_same_odds(make_ruleset):
     # the total is 3d6 + (1 + 2 + 3): 3d6 totals 9 in 25 ways of 216, so t = 15 has probability 25/216
     for limits in (Limits(), Limits(max_memo_entries=1)):
         assert odds(ruleset, "p", limits=limits).probability("v", t=15) == Fraction(25, 216)
+
+
+def test_a_full_memo_forgets_its_older_half():
+    memo: dict = {}
+    for key in "abcd":
+        remember(memo, key, key.upper(), limit=4)
+    assert list(memo) == ["a", "b", "c", "d"]
+    # full at 4: "a" and "b" (the older half) go, then "e" comes in
+    remember(memo, "e", "E", limit=4)
+    assert memo == {"c": "C", "d": "D", "e": "E"}
+    for key in "fghij":
+        remember(memo, key, key.upper(), limit=4)
+        assert len(memo) <= 4
+    remember(memo, "z", "Z", limit=1)  # a memo of one entry keeps only the newest
+    assert memo == {"z": "Z"}
 
 
 # ---- the limits themselves --------------------------------------------------------------------------------------
