@@ -1685,7 +1685,13 @@ class _ProcedureCompiler:
         f.line(f"{self.budget(f)}.charge(len(vals), {pos})")
         f.line(f"for v{slot}, c in vals:")
         f.line(f"    k = {_key(exit_layout)}")
-        f.line("    N[k] = N.get(k, 0) + c * sc")
+        if slot in exit_layout and set(others) == set(entry):
+            # Every state keeps all it had and adds a value it had not: each (state, value) is a state
+            # met once, so it is stored without looking it up (a state holding columns of records costs
+            # about half a microsecond to hash, and a tuple does not keep its hash).
+            f.line("    N[k] = c * sc")
+        else:
+            f.line("    N[k] = N.get(k, 0) + c * sc")
         f.line(f"if n > MS: rt.too_many_states({pos})")
         f.indent -= 1
         f.line("D, d = N, d * common")
