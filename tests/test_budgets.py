@@ -7,6 +7,7 @@ a setting: a test shows the same procedure passing under a larger one.
 
 from __future__ import annotations
 
+import gc
 from fractions import Fraction
 
 import pytest
@@ -165,6 +166,45 @@ def test_a_full_memo_forgets_its_older_half():
         assert len(memo) <= 4
     remember(memo, "z", "Z", limit=1)  # a memo of one entry keeps only the newest
     assert memo == {"z": "Z"}
+
+
+# ---- the cyclic garbage collector -------------------------------------------------------------------------------
+
+# Every sequence of four dice is a state of its own: 1,296 lists made, far more than the 700
+# allocations after which Python's collector would start a young collection.
+MANY_STATES = procedure("let seen = []\nfor i in 1 .. 4 do\n  set seen = append(seen, 1d6)\nend\noutcome v(s = seen)")
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_exact_odds_pause_the_collector_and_resume_it(make_ruleset, engine):
+    ruleset = make_ruleset({"p": MANY_STATES})
+    odds(ruleset, "p", engine=engine)  # the first call compiles the procedure (or imports the evaluator)
+    started = []
+    callback = lambda phase, info: started.append(info["generation"]) if phase == "start" else None  # noqa: E731
+    assert gc.isenabled()
+    gc.collect()  # the collector's counts start from zero
+    gc.callbacks.append(callback)
+    try:
+        distribution = odds(ruleset, "p", engine=engine)
+    finally:
+        gc.callbacks.remove(callback)
+    assert started == []
+    # one sequence of 6**4 = 1296: [6, 6, 6, 6]
+    assert distribution.probability("v", s=(6, 6, 6, 6)) == Fraction(1, 1296)
+    assert gc.isenabled()
+
+
+def test_the_collector_is_resumed_after_an_error_and_left_off_when_it_was_off(make_ruleset):
+    ruleset = make_ruleset({"p": MANY_STATES})
+    with pytest.raises(LimitExceeded):
+        odds(ruleset, "p", limits=Limits(max_work=10))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        odds(ruleset, "p")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 # ---- the limits themselves --------------------------------------------------------------------------------------
