@@ -106,13 +106,14 @@ def remember(memo: dict, key, value, limit: int) -> None:
     A full memo forgets its older half (a dictionary keeps insertion order),
     not everything: the small procedures resolved inside a battle's rounds
     were worked out early and are met again in every later round, and
-    emptying the memo made them all be worked out again (about 10% of an
-    exact three-a-side eia battle).  Forgetting only makes a later call
-    slower, never different.
+    emptying the memo made them all be worked out again (3% of the
+    instructions of an exact three-a-side eia battle).  Forgetting only
+    makes a later call slower, never different.  A ruleset's memo may be
+    shared by threads: an entry another thread forgot first is skipped.
     """
     if len(memo) >= limit:
         for old in list(itertools.islice(memo, max(len(memo) - limit // 2, 1))):
-            del memo[old]
+            memo.pop(old, None)
     memo[key] = value
 
 
