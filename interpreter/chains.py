@@ -203,18 +203,19 @@ def solve_until(chain: Chain, start: dict, denom: int, describe: Callable[[objec
 def _spread(step: Round, share: Fraction, mass: dict, finished: dict, exits: dict, skip=None) -> None:
     for key, w in step.states.items():
         if key != skip:
-            _add_one(mass, key, share if w == 1 else share * w)
+            _add_share(mass, key, share, w)
     _add(finished, step.finished, share)
     _add(exits, step.exits, share)
 
 
 def _add(target: dict, weights: dict, share: Fraction) -> None:
     for key, w in weights.items():
-        _add_one(target, key, share if w == 1 else share * w)
+        _add_share(target, key, share, w)
 
 
-def _add_one(target: dict, key, mass: Fraction) -> None:
-    """``target[key] += mass``, the first time without adding to 0 (a Fraction's arithmetic is slow in Python)."""
+def _add_share(target: dict, key, share: Fraction, w: int) -> None:
+    """``target[key] += share * w`` with no multiplication by 1 and no addition to 0 (Fraction arithmetic runs in Python)."""
+    mass = share if w == 1 else share * w
     old = target.get(key)
     target[key] = mass if old is None else old + mass
 
@@ -302,7 +303,7 @@ def _solve_cycle(chain: Chain, component: list, mass: dict, finished: dict, exit
         share = x / step.denom
         for key, w in step.states.items():
             if key not in inside:
-                _add_one(mass, key, share if w == 1 else share * w)
+                _add_share(mass, key, share, w)
         _add(finished, step.finished, share)
         _add(exits, step.exits, share)
 
