@@ -17,7 +17,6 @@ Honest heavy work (a large battle's exact odds) raises them explicitly:
 
 from __future__ import annotations
 
-import itertools
 from time import monotonic
 from dataclasses import dataclass, fields
 from typing import Any
@@ -112,7 +111,7 @@ def remember(memo: dict, key, value, limit: int) -> None:
     shared by threads: an entry another thread forgot first is skipped.
     """
     if len(memo) >= limit:
-        for old in list(itertools.islice(memo, max(len(memo) - limit // 2, 1))):
+        for old in list(memo)[: len(memo) - limit // 2]:
             memo.pop(old, None)
     memo[key] = value
 
