@@ -81,15 +81,34 @@ def _parse_target(text: str) -> tuple[str, tuple[str | int, ...], tuple[int, ...
             path.append(field.group(0))
             position = field.end()
         elif text[position] == "[":
-            close = text.find("]", position)
-            inner = text[position + 1:close] if close > 0 else ""
-            if not inner.strip().isdigit() or int(inner) < 1:
-                raise SweepError("expected a list position (1, 2, ...) inside [ ]", position + 1)
-            path.append(int(inner))
-            position = close + 1
+            step, position = _list_position(text, position)
+            path.append(step)
         else:
             raise SweepError(f"unexpected {text[position]!r} in {text!r}: write NAME, NAME.field or NAME[1].field", position)
     return name, tuple(path), tuple(starts)
+
+
+# A list position: 1 to 19 ASCII digits (below 2**64).  Not str.isdigit() and int(), which accept
+# superscripts and other scripts' digits ("²" passes isdigit() and fails int()) and any number of digits.
+_POSITION = re.compile(r"[0-9]{1,19}", re.ASCII)
+MAX_POSITION_DIGITS = 19
+
+
+def _list_position(text: str, opening: int) -> tuple[int, int]:
+    """The position written in the brackets that open at ``text[opening]``, and the offset after the ``]``.
+
+    A bad position is reported at its first offending character.
+    """
+    start = opening + 1
+    digits = _POSITION.match(text, start)
+    end = digits.end() if digits else start
+    if digits and end - start == MAX_POSITION_DIGITS and end < len(text) and text[end] in "0123456789":
+        raise SweepError(f"a list position has at most {MAX_POSITION_DIGITS} digits", end)
+    if end >= len(text) or text[end] != "]" or digits is None:
+        raise SweepError("expected a list position (1, 2, ...) inside [ ]", end)
+    if int(digits.group(0)) < 1:
+        raise SweepError("list positions count from 1", start)
+    return int(digits.group(0)), end + 1
 
 
 def _type_at(type_: Type, path: tuple[str | int, ...], written: str, starts: tuple[int, ...] = ()) -> Type:
@@ -128,7 +147,7 @@ def _split_values(text: str) -> list[tuple[str, int]]:
     return parts
 
 
-_RANGE = re.compile(r"^\s*(-?\d{1,19})\s*\.\.\s*(-?\d{1,19})\s*$")
+_RANGE = re.compile(r"\s*(-?[0-9]{1,19})\s*\.\.\s*(-?[0-9]{1,19})\s*", re.ASCII)
 
 
 def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
@@ -152,7 +171,7 @@ def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
                 raise SweepError(f"choice '{name}' must be one of {', '.join(target_type)}, not {option!r}", offset + start)
             raw.append(option)
         return _dimension(written.strip(), name, path, raw, is_choice=True)
-    match = _RANGE.match(values_text)
+    match = _RANGE.fullmatch(values_text)
     if match and isinstance(target_type, IntType):
         low, high = int(match[1]), int(match[2])
         if high < low:
