@@ -18,10 +18,10 @@ from typing import Any, Mapping
 from . import ast
 from .api import Distribution
 from .compiled_ruleset import compile_model
-from .inputs import CoercionError, parse_command_line_value
+from .inputs import CoercionError, coerce, parse_command_line_value
 from .ruleset import Constant, ModifierEntry, Ruleset, frozen_mapping
 from .results import condition_text, input_doc
-from .values import OutcomeValue, show, to_plain, type_of_value
+from .values import IntType, OutcomeValue, show, to_plain, type_of_value
 
 
 @dataclass(frozen=True)
@@ -189,7 +189,25 @@ class WhatIfError(Exception):
         self.offset = offset
 
 
-_WHAT_IF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\+|-|=)\s*(.+?)\s*$")
+_WHAT_IF = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\+|-|=)\s*(.+?)\s*", re.ASCII | re.DOTALL)
+
+
+def _amount(text: str, op: str, offset: int) -> int:
+    """A --what-if amount after + or -: ASCII digits, within the 64 bits (max_int_bits) --set holds an input to.
+
+    Not str.isdigit() and int(): they take a superscript "²" (which int() then refuses) and
+    5,000 digits (past Python's int-to-text limit).
+    """
+    if not text.isascii() or not text.isdigit():
+        raise WhatIfError(f"expected a whole number after {op}, not {_shorten(text)!r}", offset)
+    try:
+        return coerce(parse_command_line_value(text, IntType()), IntType(), f"the amount after {op}")
+    except CoercionError as error:
+        raise WhatIfError(error.message, offset) from None
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
@@ -202,7 +220,7 @@ def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
     constants = dict(ruleset.constants)
     modifiers = dict(ruleset.modifiers)
     for text in changes:
-        match = _WHAT_IF.match(text)
+        match = _WHAT_IF.fullmatch(text)
         if not match:
             raise WhatIfError("--what-if takes LIST+N, LIST-N (a modifier list) or CONSTANT=VALUE")
         name, op, value_text = match.groups()
@@ -211,9 +229,7 @@ def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
             if name not in modifiers:
                 known = ", ".join(sorted(modifiers)) or "none"
                 raise WhatIfError(f"no modifier list '{name}' (modifier lists: {known})", match.start(1))
-            if not value_text.isdigit():
-                raise WhatIfError(f"expected a whole number after {op}, not {value_text!r}", value_offset)
-            amount = int(value_text) * (1 if op == "+" else -1)
+            amount = _amount(value_text, op, value_offset) * (1 if op == "+" else -1)
             modifier_list = modifiers[name]
             pos = modifier_list.pos
             entry = ModifierEntry("what_if", f"what-if {text.strip()}", amount, ast.BoolLit(pos, True), "--what-if (command line)", pos)
@@ -224,7 +240,9 @@ def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
                 raise WhatIfError(f"no constant '{name}' (constants: {known})", match.start(1))
             constant = constants[name]
             try:
-                value = parse_command_line_value(value_text, type_of_value(constant.value))
+                kind = type_of_value(constant.value)
+                # held to the sizes --set holds an input to (64 bits), as the ruleset's own numbers are
+                value = coerce(parse_command_line_value(value_text, kind), kind, "the value")
             except CoercionError as error:
                 raise WhatIfError(f"{name}: {error.message}", value_offset) from None
             constants[name] = Constant(name, value, "--what-if (command line)", constant.description, constant.pos)
