@@ -84,8 +84,8 @@ def changes(base: Ruleset, variant: Ruleset) -> list[Change]:
                     kind, ("procedures", name, "inputs", input_name), input_doc(a) if a else None, input_doc(b) if b else None,
                     f"procedure {name}: input {input_name} changed",
                 ))
-    old_examples = [e.name for e in base.examples]
-    new_examples = [e.name for e in variant.examples]
+    old_examples = dict.fromkeys(e.name for e in base.examples)  # in order, looked up in one step
+    new_examples = dict.fromkeys(e.name for e in variant.examples)
     for example in new_examples:
         if example not in old_examples:
             found.append(Change("added", ("examples", example), None, example, f"example added: {example}"))
@@ -125,13 +125,14 @@ def _table_changes(old, new) -> list[Change]:
             "changed", path + ("columns",), old_columns if old.columns else None, new_columns if new.columns else None,
             f"table {old.name}: columns {', '.join(old_columns)} -> {', '.join(new_columns)}",
         ))
+    # Rows are matched by label through dicts, once: a list looked up for every row made 12,000 rows cost 10 s.
     old_rows = dict(zip(old.rows.labels(), old.printed))
     new_rows = dict(zip(new.rows.labels(), new.printed))
     old_cells = {(h.label, c): text for h, row in zip(old.rows.headings, old.printed) for c, text in zip(old_columns, row)}
     new_cells = {(h.label, c): text for h, row in zip(new.rows.headings, new.printed) for c, text in zip(new_columns, row)}
-    for row in [h.label for h in old.rows.headings if h.label not in new.rows.labels()]:
+    for row in [label for label in old_rows if label not in new_rows]:
         found.append(Change("removed", path + ("cells", row), list(old_rows[row]), None, f"table {old.name}: row {row} removed"))
-    for row in [h.label for h in new.rows.headings if h.label not in old.rows.labels()]:
+    for row in [label for label in new_rows if label not in old_rows]:
         found.append(Change("added", path + ("cells", row), None, list(new_rows[row]), f"table {old.name}: row {row} added"))
     for key, text in new_cells.items():
         if key in old_cells and old_cells[key] != text:
