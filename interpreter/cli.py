@@ -704,13 +704,15 @@ def _aid(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     from .aid import player_aid
 
     ruleset = _load(args.ruleset, command_line, args)
+    if args.output:
+        _refuse_to_overwrite_input(args, command_line)
     page, summary = player_aid(ruleset, limits=_limits(args, command_line))
     if args.output:
         path = Path(args.output)
         try:
             path.write_text(page, encoding="utf-8")
         except OSError as error:
-            raise command_line.error(command_line.find(args.output), f"cannot write {_shorten(args.output)}: {error.strerror or error}") from None
+            raise command_line.error(_output_index(args.output, command_line), f"cannot write {_shorten(args.output)}: {error.strerror or error}") from None
         summary = {"output": str(path), "bytes": len(page.encode("utf-8")), **summary}
         if args.json:
             _print_json(summary, stdout)
@@ -721,6 +723,33 @@ def _aid(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     else:
         stdout.write(page)
     return 0
+
+
+def _output_index(output: str, command_line: CommandLine) -> int | None:
+    return command_line.find(output, "-o") or command_line.find(output, "--output") or command_line.find(output)
+
+
+def _refuse_to_overwrite_input(args, command_line: CommandLine) -> None:
+    """``-o`` must not name a file the ruleset is read from (itself, an include, a base), by any
+    name: a symbolic link or a hard link to it is the same file (os.path.samefile)."""
+    import os
+
+    from .files import display_name
+    from .loader import files_read
+
+    output = args.output
+    try:
+        if not os.path.exists(output):
+            return  # a file not there yet is none of the ruleset's
+        for read in files_read(args.ruleset, base_paths=_base_paths(args, command_line)):
+            if os.path.samefile(output, read):
+                index, shown = _output_index(output, command_line), display_name(read)
+                raise command_line.error(
+                    index, f"-o {_shorten(output)}: the ruleset is read from this file ({shown[:120]}): write the page elsewhere",
+                    _offset(command_line, index, output),
+                )
+    except (OSError, ValueError):
+        return  # an output path that cannot be looked at is reported when it is written
 
 
 def _schema(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
