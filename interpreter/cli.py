@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors
     from typing import Any, Callable, Sequence, TextIO
 
-from .errors import RulesetError, Source, UsageError, WartableError
+from .errors import Diagnostic, RulesetError, Source, UsageError, WartableError
 
 COMMAND_LINE = "<command line>"
 
@@ -944,6 +944,7 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
     from pathlib import Path
 
     from .inputs import CoercionError, coerce
+    from .load_limits import DEFAULT_LOAD_LIMITS
     from .loader import read_source
     from .yaml_loader import load_yaml
 
@@ -962,8 +963,17 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
     inputs, problems, warnings = {}, [], []
     choice_names = {c.name for c in procedure.choices}
     elsewhere = {spec.name for other in (ruleset.compiled.values() if ruleset is not None else ()) for spec in other.inputs}
+    # Capped as a ruleset's YAML and schema problems are (10,000 unknown keys printed 1.4 MB): past the
+    # cap, unknown keys are counted, not worded.  (Keys are unique and the other kinds of problem are
+    # bounded by the ruleset's own inputs.)
+    cap = DEFAULT_LOAD_LIMITS.max_diagnostics
+    more, first_left_out = 0, None
     for name, value in loaded.data.items():
         spec = procedure.input(name)
+        if spec is None and name not in choice_names and name not in elsewhere and len(problems) >= cap:
+            more += 1
+            first_left_out = first_left_out or loaded.diagnostic((name,), "", at_key=True)
+            continue
         if spec is None:
             if name in choice_names:
                 problems.append(loaded.diagnostic((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", at_key=True))
@@ -980,6 +990,14 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
             inputs[name] = coerce(value, spec.type, f"input '{name}'")
         except CoercionError as error:
             problems.append(loaded.diagnostic((name,) + error.path, error.message, at_key=error.at_key))
+    if len(problems) > cap:  # value problems after the cap was reached by unknown keys
+        more += len(problems) - cap
+        left_out = [d for d in (first_left_out, problems[cap]) if d is not None]
+        first_left_out = min(left_out, key=lambda d: (d.line, d.column))
+        del problems[cap:]
+    if more and first_left_out is not None:
+        at, message = first_left_out, f"... and {more:,} more problems in this situation file (the first {cap} are shown)"
+        problems.append(Diagnostic(at.file, at.line, at.column, message, at.line_text))
     if problems:
         raise UsageError(problems)
     return inputs, warnings
