@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors
     from typing import Any, Callable, Sequence, TextIO
 
-from .errors import Diagnostic, RulesetError, Source, UsageError, WartableError
+from .errors import RulesetError, Source, UsageError, WartableError
 
 COMMAND_LINE = "<command line>"
 
@@ -960,7 +960,9 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
         raise UsageError(error.diagnostics) from None
     if not isinstance(loaded.data, dict):
         raise UsageError(loaded.diagnostic((), "a situation file is a mapping of input names to values"))
-    inputs, problems, warnings = {}, [], []
+    inputs: dict[str, Any] = {}
+    problems: list[tuple[tuple, str, bool]] = []  # (path, message, at the key?), made into diagnostics once capped
+    warnings = []
     choice_names = {c.name for c in procedure.choices}
     elsewhere = {spec.name for other in (ruleset.compiled.values() if ruleset is not None else ()) for spec in other.inputs}
     # Capped as a ruleset's YAML and schema problems are (10,000 unknown keys printed 1.4 MB): past the
@@ -972,11 +974,11 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
         spec = procedure.input(name)
         if spec is None and name not in choice_names and name not in elsewhere and len(problems) >= cap:
             more += 1
-            first_left_out = first_left_out or loaded.diagnostic((name,), "", at_key=True)
+            first_left_out = first_left_out or ((name,), "", True)
             continue
         if spec is None:
             if name in choice_names:
-                problems.append(loaded.diagnostic((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", at_key=True))
+                problems.append(((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", True))
             elif name in elsewhere:
                 warning = loaded.diagnostic((name,), f"warning: procedure '{procedure.name}' does not use '{name}' (another step does); ignored", at_key=True)
                 warnings.append(warning)
@@ -984,22 +986,22 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
                 names = [s.name for s in procedure.inputs]
                 close = difflib.get_close_matches(name, names + sorted(elsewhere), n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else f" (inputs: {', '.join(names) or 'none'})"
-                problems.append(loaded.diagnostic((name,), f"procedure '{procedure.name}' has no input '{name}'{hint}", at_key=True))
+                problems.append(((name,), f"procedure '{procedure.name}' has no input '{name}'{hint}", True))
             continue
         try:
             inputs[name] = coerce(value, spec.type, f"input '{name}'")
         except CoercionError as error:
-            problems.append(loaded.diagnostic((name,) + error.path, error.message, at_key=error.at_key))
+            problems.append(((name,) + error.path, error.message, error.at_key))
     if len(problems) > cap:  # value problems after the cap was reached by unknown keys
         more += len(problems) - cap
-        left_out = [d for d in (first_left_out, problems[cap]) if d is not None]
-        first_left_out = min(left_out, key=lambda d: (d.line, d.column))
+        left_out = [p for p in (first_left_out, problems[cap]) if p is not None]
+        order = {key: index for index, key in enumerate(loaded.data)}
+        first_left_out = min(left_out, key=lambda p: order[p[0][0]])
         del problems[cap:]
     if more and first_left_out is not None:
-        at, message = first_left_out, f"... and {more:,} more problems in this situation file (the first {cap} are shown)"
-        problems.append(Diagnostic(at.file, at.line, at.column, message, at.line_text))
+        problems.append((first_left_out[0], f"... and {more:,} more problems in this situation file (the first {cap} are shown)", True))
     if problems:
-        raise UsageError(problems)
+        raise UsageError([loaded.diagnostic(path, message, at_key=at_key) for path, message, at_key in problems])
     return inputs, warnings
 
 

@@ -17,7 +17,8 @@ from typing import Any, Mapping
 
 from . import ast
 from .api import Distribution
-from .compiled_ruleset import compile_model
+from .arguments import check_names, check_type
+from .compiled_ruleset import CompiledRuleset, compile_model
 from .inputs import CoercionError, coerce, parse_command_line_value
 from .ruleset import Constant, ModifierEntry, Ruleset, frozen_mapping
 from .results import condition_text, input_doc
@@ -44,6 +45,7 @@ class Change:
 
 def changes(base: Ruleset, variant: Ruleset) -> list[Change]:
     """Every difference in the data, in the order a modder reads a ruleset."""
+    _check_rulesets(base, variant)
     found: list[Change] = []
     _compare_names(found, "constant", "constants", base.constants, variant.constants, lambda c: to_plain(c.value))
     for name in [n for n in base.constants if n in variant.constants]:
@@ -93,6 +95,11 @@ def changes(base: Ruleset, variant: Ruleset) -> list[Change]:
         if example not in new_examples:
             found.append(Change("removed", ("examples", example), example, None, f"example removed: {example}"))
     return found
+
+
+def _check_rulesets(*rulesets: Any) -> None:
+    for ruleset in rulesets:
+        check_type(ruleset, (CompiledRuleset, Ruleset), "a ruleset", "a ruleset from load_ruleset(...)")
 
 
 def data_changes(base: Ruleset, variant: Ruleset) -> list[str]:
@@ -175,6 +182,8 @@ class OddsChange:
 
 def odds_changes(before: Distribution, after: Distribution) -> list[OddsChange]:
     """Every outcome of either distribution with its probability under both."""
+    check_type(before, Distribution, "before", "a Distribution (from odds)")
+    check_type(after, Distribution, "after", "a Distribution (from odds)")
     old = dict(before.outcomes)
     new = dict(after.outcomes)
     outcomes = list(old) + [o for o in new if o not in old]
@@ -218,6 +227,8 @@ def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
     list (a DRM, or a column shift: + is right); ``CONSTANT=VALUE`` replaces
     a constant's value.
     """
+    check_type(ruleset, CompiledRuleset, "the ruleset", "a ruleset from load_ruleset(...)")
+    changes = list(check_names(changes, "changes"))
     constants = dict(ruleset.constants)
     modifiers = dict(ruleset.modifiers)
     for text in changes:
@@ -242,8 +253,9 @@ def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
             constant = constants[name]
             try:
                 kind = type_of_value(constant.value)
-                # held to the sizes --set holds an input to (64 bits), as the ruleset's own numbers are
-                value = coerce(parse_command_line_value(value_text, kind), kind, "the value")
+                value = parse_command_line_value(value_text, kind)  # refuses a kind it cannot spell (a list)
+                if kind is not None:  # held to the sizes --set holds an input to (64 bits), as the ruleset's own numbers are
+                    value = coerce(value, kind, "the value")
             except CoercionError as error:
                 raise WhatIfError(f"{name}: {error.message}", value_offset) from None
             constants[name] = Constant(name, value, "--what-if (command line)", constant.description, constant.pos)

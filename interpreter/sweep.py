@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .api import Distribution, odds, procedure_of, reachable_choices
+from .arguments import check_names, check_type, misuse
 from .inputs import CoercionError, coerce, parse_command_line_value
 from .limits import Budget, Limits
 from .ruleset import MISSING, Ruleset
@@ -152,6 +153,8 @@ _RANGE = re.compile(r"\s*(-?[0-9]{1,19})\s*\.\.\s*(-?[0-9]{1,19})\s*", re.ASCII)
 
 def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
     """``NAME=A..B`` or ``NAME=V1,V2,…`` as written after ``--over``."""
+    _check_call(ruleset, procedure)
+    check_type(text, str, "a dimension", "text such as 'zones=1..3'")
     if "=" not in text:
         raise SweepError("give NAME=A..B or NAME=V1,V2,...")
     written, values_text = text.split("=", 1)
@@ -211,6 +214,10 @@ def _flow_value(text: str) -> Any:
 
 def dimension_from_values(ruleset: Ruleset, procedure: str, written: str, values: Sequence[Any]) -> Dimension:
     """A dimension from values already parsed (a player aid's YAML)."""
+    _check_call(ruleset, procedure)
+    check_type(written, str, "what varies", "text such as 'zones' or 'attacker[1].contact'")
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise misuse(f"the values are a list, not {type(values).__name__}")
     name, path = parse_target(written)
     target_type = _target_type(ruleset, procedure, name, path, written)
     if isinstance(target_type, tuple):
@@ -318,6 +325,16 @@ def run_sweep(
     budget: Budget | None = None,
 ) -> Sweep:
     """The exact odds at every combination of the dimensions' values, under one budget."""
+    _check_call(ruleset, procedure)
+    if isinstance(dimensions, (str, bytes)) or not isinstance(dimensions, Sequence):
+        raise misuse(f"dimensions are a list of Dimension (parse_dimension(ruleset, procedure, 'zones=1..3')), not {type(dimensions).__name__}")
+    for dimension in dimensions:
+        check_type(dimension, Dimension, "each dimension", "a Dimension (from parse_dimension)")
+    check_type(inputs, Mapping, "inputs", "a mapping of input names to values", optional=True)
+    check_type(choices, Mapping, "choices", "a mapping of choice names to options", optional=True)
+    by = check_names(by, "by")
+    check_type(limits, Limits, "limits", "a Limits(...)", optional=True)
+    check_type(budget, Budget, "budget", "a Budget (or None)", optional=True)
     compiled = procedure_of(ruleset, procedure)
     cells_wanted = 1
     for dimension in dimensions:
@@ -343,6 +360,13 @@ def run_sweep(
                 cell_inputs[dimension.target] = _set_at(cell_inputs.get(dimension.target), dimension.path, value, dimension.name)
         cells.append(Cell(tuple(combination), odds(ruleset, procedure, cell_inputs, choices=cell_choices, budget=budget)))
     return Sweep(ruleset.name, procedure, fixed, dict(choices or {}), tuple(dimensions), tuple(by), tuple(cells), outcome_order(ruleset, procedure))
+
+
+def _check_call(ruleset: Any, procedure: Any) -> None:
+    from .compiled_ruleset import CompiledRuleset
+
+    check_type(ruleset, CompiledRuleset, "the ruleset", "a ruleset from load_ruleset(...)")
+    check_type(procedure, str, "the procedure", "a procedure's name (a string)")
 
 
 def outcome_order(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
