@@ -527,6 +527,10 @@ class Sample:
 
         if type(name) is not str:
             raise misuse(f"an outcome is named by a string, not {type(name).__name__}")
+        if fields:  # fields the sampled outcomes called ``name`` carry (a sample holds no outcome type)
+            carried = [k for outcome, _ in self.counts if outcome.name == name for k, _ in outcome.fields]
+            if carried:
+                check_known(fields, carried, f"outcome '{name}'", "field")
         count = sum(c for o, c in self.counts if o.name == name and all(o.get(k) == v for k, v in fields.items()))
         share = count / self.trials
         return math.sqrt(share * (1 - share) / self.trials)

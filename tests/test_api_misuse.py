@@ -71,6 +71,8 @@ def eto():
     (lambda eto: odds(eto, "interception", {"zones": 7}).probability("intercepted", automatc=True), "outcome 'intercepted' has no field 'automatc' (did you mean 'automatic'?"),
     (lambda eto: odds(eto, "interception", {"zones": 7}).probability(1), "an outcome is named by a string, not int"),
     (lambda eto: monte_carlo(eto, "interception", {"zones": 7}, trials=10, seed=1).standard_error(None), "an outcome is named by a string"),
+    (lambda eto: monte_carlo(eto, "interception", {"zones": 1}, trials=10, seed=1).standard_error("intercepted", automatc=True),
+     "outcome 'intercepted' has no field 'automatc' (did you mean 'automatic'?"),
 ])
 def test_misuse_raises_a_usage_error(eto, call, fragment):
     with pytest.raises(UsageError) as info:
