@@ -704,13 +704,15 @@ def _aid(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     from .aid import player_aid
 
     ruleset = _load(args.ruleset, command_line, args)
+    if args.output:
+        _refuse_to_overwrite_input(args, command_line)
     page, summary = player_aid(ruleset, limits=_limits(args, command_line))
     if args.output:
         path = Path(args.output)
         try:
             path.write_text(page, encoding="utf-8")
         except OSError as error:
-            raise command_line.error(command_line.find(args.output), f"cannot write {_shorten(args.output)}: {error.strerror or error}") from None
+            raise command_line.error(_output_index(args.output, command_line), f"cannot write {_shorten(args.output)}: {error.strerror or error}") from None
         summary = {"output": str(path), "bytes": len(page.encode("utf-8")), **summary}
         if args.json:
             _print_json(summary, stdout)
@@ -721,6 +723,33 @@ def _aid(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     else:
         stdout.write(page)
     return 0
+
+
+def _output_index(output: str, command_line: CommandLine) -> int | None:
+    return command_line.find(output, "-o") or command_line.find(output, "--output") or command_line.find(output)
+
+
+def _refuse_to_overwrite_input(args, command_line: CommandLine) -> None:
+    """``-o`` must not name a file the ruleset is read from (itself, an include, a base), by any
+    name: a symbolic link or a hard link to it is the same file (os.path.samefile)."""
+    import os
+
+    from .files import display_name
+    from .loader import files_read
+
+    output = args.output
+    try:
+        if not os.path.exists(output):
+            return  # a file not there yet is none of the ruleset's
+        for read in files_read(args.ruleset, base_paths=_base_paths(args, command_line)):
+            if os.path.samefile(output, read):
+                index, shown = _output_index(output, command_line), display_name(read)
+                raise command_line.error(
+                    index, f"-o {_shorten(output)}: the ruleset is read from this file ({shown[:120]}): write the page elsewhere",
+                    _offset(command_line, index, output),
+                )
+    except (OSError, ValueError):
+        return  # an output path that cannot be looked at is reported when it is written
 
 
 def _schema(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
@@ -915,6 +944,7 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
     from pathlib import Path
 
     from .inputs import CoercionError, coerce
+    from .load_limits import DEFAULT_LOAD_LIMITS
     from .loader import read_source
     from .yaml_loader import load_yaml
 
@@ -930,14 +960,25 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
         raise UsageError(error.diagnostics) from None
     if not isinstance(loaded.data, dict):
         raise UsageError(loaded.diagnostic((), "a situation file is a mapping of input names to values"))
-    inputs, problems, warnings = {}, [], []
+    inputs: dict[str, Any] = {}
+    problems: list[tuple[tuple, str, bool]] = []  # (path, message, at the key?), made into diagnostics once capped
+    warnings = []
     choice_names = {c.name for c in procedure.choices}
     elsewhere = {spec.name for other in (ruleset.compiled.values() if ruleset is not None else ()) for spec in other.inputs}
+    # Capped as a ruleset's YAML and schema problems are (10,000 unknown keys printed 1.4 MB): past the
+    # cap, unknown keys are counted, not worded.  (Keys are unique and the other kinds of problem are
+    # bounded by the ruleset's own inputs.)
+    cap = DEFAULT_LOAD_LIMITS.max_diagnostics
+    more, first_left_out = 0, None
     for name, value in loaded.data.items():
         spec = procedure.input(name)
+        if spec is None and name not in choice_names and name not in elsewhere and len(problems) >= cap:
+            more += 1
+            first_left_out = first_left_out or ((name,), "", True)
+            continue
         if spec is None:
             if name in choice_names:
-                problems.append(loaded.diagnostic((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", at_key=True))
+                problems.append(((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", True))
             elif name in elsewhere:
                 warning = loaded.diagnostic((name,), f"warning: procedure '{procedure.name}' does not use '{name}' (another step does); ignored", at_key=True)
                 warnings.append(warning)
@@ -945,14 +986,22 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
                 names = [s.name for s in procedure.inputs]
                 close = difflib.get_close_matches(name, names + sorted(elsewhere), n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else f" (inputs: {', '.join(names) or 'none'})"
-                problems.append(loaded.diagnostic((name,), f"procedure '{procedure.name}' has no input '{name}'{hint}", at_key=True))
+                problems.append(((name,), f"procedure '{procedure.name}' has no input '{name}'{hint}", True))
             continue
         try:
             inputs[name] = coerce(value, spec.type, f"input '{name}'")
         except CoercionError as error:
-            problems.append(loaded.diagnostic((name,) + error.path, error.message, at_key=error.at_key))
+            problems.append(((name,) + error.path, error.message, error.at_key))
+    if len(problems) > cap:  # value problems after the cap was reached by unknown keys
+        more += len(problems) - cap
+        left_out = [p for p in (first_left_out, problems[cap]) if p is not None]
+        order = {key: index for index, key in enumerate(loaded.data)}
+        first_left_out = min(left_out, key=lambda p: order[p[0][0]])
+        del problems[cap:]
+    if more and first_left_out is not None:
+        problems.append((first_left_out[0], f"... and {more:,} more problems in this situation file (the first {cap} are shown)", True))
     if problems:
-        raise UsageError(problems)
+        raise UsageError([loaded.diagnostic(path, message, at_key=at_key) for path, message, at_key in problems])
     return inputs, warnings
 
 
