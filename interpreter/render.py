@@ -7,7 +7,6 @@ that build the document from a model or API object first.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any, Sequence
 
 from . import results
@@ -63,8 +62,9 @@ def describe_type(doc: dict) -> str:
 
 
 def _short_fraction(text: str) -> str:
-    """``"3/1"`` -> ``"3"``: whole numbers without a denominator, for people."""
-    return text[:-2] if text.endswith("/1") else text
+    """``"3/1"`` -> ``"3"``: whole numbers without a denominator; a fraction too long to read
+    as ``≈1.2e-4351`` (``results.shown_fraction``)."""
+    return results.shown_fraction(text)
 
 
 def _inputs_line(inputs: dict) -> str:
@@ -280,7 +280,7 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
             if exact and digits is None and len(probability) <= 24:
                 present = _short_fraction(probability)
             else:  # a decimal when asked for, or when the exact fraction is too long to read
-                present = f"{float(Fraction(probability)) * 100 if exact else probability * 100:.{max(digits - 2, 2) if digits is not None else 2}f}%"
+                present = f"{float(results.parse_fraction(probability)) * 100 if exact else probability * 100:.{max(digits - 2, 2) if digits is not None else 2}f}%"
             shown.append(f"(when present: {present})")
         rows.append([f"mean {name}"] + shown)
     return ["means:"] + [indent + line for line in _align(rows)]
@@ -301,7 +301,7 @@ def text_distribution(doc: dict, *, digits: int | None = None) -> str:
         ]
     if rows:
         lines.extend("  " + line for line in _align(rows))
-    truncated = Fraction(doc["truncated"])
+    truncated = results.parse_fraction(doc["truncated"])
     if truncated:
         lines.append(f"  truncated (not explored): {_short_fraction(doc['truncated'])} = {float(truncated):.3g}")
     lines.extend(text_means(doc.get("means", {}), digits))
@@ -350,7 +350,7 @@ def text_odds_changes(doc: dict) -> str:
         lines.append(_inputs_line(doc["inputs"]))
     table = [["outcome", base_label, variant_label, "change"]]
     for row in doc["outcomes"]:
-        before, after, change = Fraction(row["before"]), Fraction(row["after"]), Fraction(row["change"])
+        before, after, change = (results.parse_fraction(row[key]) for key in ("before", "after", "change"))
         sign = "+" if change > 0 else ("-" if change < 0 else " ")
         table.append([
             show_outcome(row),

@@ -143,8 +143,15 @@ def column_label(by: Sequence[str], key: Sequence[Any]) -> str:
     return _key_text(dict(zip(by, key)))
 
 
-def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False) -> list[list[str]]:
-    """Header and rows; ``short`` headings name the value alone (the terminal table says which field above)."""
+def _whole_fraction(text: str) -> str:
+    """``"3/1"`` -> ``"3"``, any other fraction as it is."""
+    return text.removesuffix("/1")
+
+
+def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False, exact: bool = False) -> list[list[str]]:
+    """Header and rows; ``short`` headings name the value alone (the terminal table says which field above);
+    ``exact`` keeps every fraction whole, however long (for CSV, read by programs)."""
+    shown = _whole_fraction if exact else _short_fraction
     labels = [c["label"] if short else _key_text(c["values"]) for c in doc["columns"]]
     header = [o["name"] for o in doc["over"]] + labels + [f"mean {name}" for name in doc["means"]]
     any_truncated = any(row["truncated"] != "0/1" for row in doc["rows"])
@@ -154,15 +161,15 @@ def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False) -> list[l
     for row in doc["rows"]:
         cells = [show_plain(value) for value in row["at"].values()]
         for outcome in row["outcomes"]:
-            cells.append(f"{outcome['p']:.{digits}f}" if digits is not None else _short_fraction(outcome["probability"]))
+            cells.append(f"{outcome['p']:.{digits}f}" if digits is not None else shown(outcome["probability"]))
         for name in doc["means"]:
             mean = row["means"].get(name)
             if mean is None:
                 cells.append("")
             else:
-                cells.append(f"{mean['value']:.{digits}f}" if digits is not None else _short_fraction(mean["mean"]))
+                cells.append(f"{mean['value']:.{digits}f}" if digits is not None else shown(mean["mean"]))
         if any_truncated:
-            cells.append(_short_fraction(row["truncated"]))
+            cells.append(shown(row["truncated"]))
         grid.append(cells)
     return grid
 
@@ -185,7 +192,7 @@ def sweep_text(doc: dict, digits: int | None = None) -> str:
 def sweep_csv(doc: dict, digits: int | None = None) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerows(_sweep_grid(doc, digits))
+    writer.writerows(_sweep_grid(doc, digits, exact=True))
     return buffer.getvalue().rstrip("\n")
 
 
