@@ -426,10 +426,10 @@ def _output_format(args) -> str:
 
 
 def _print_json(document: Any, stdout: TextIO) -> None:
-    print(json_text(document), file=stdout)
+    print(_json_text(document), file=stdout)
 
 
-def json_text(document: Any) -> str:
+def _json_text(document: Any) -> str:
     """``document`` as JSON, with UTF-8 kept (see ``errors.printable_json``)."""
     from .errors import printable_json
 

@@ -285,13 +285,14 @@ def _expected_in_xml(char: str) -> str:
 
 def test_junit_is_well_formed_for_every_control_character(tmp_path):
     examples = "".join(
-        f'  - name: "ex {i} \\u{ord(char):04x} end"\n    rule: "r \\u{ord(char):04x}"\n    procedure: p\n    dice: [1]\n    expect: {{outcome: big}}\n'
+        f'  - name: "ex {i} \\u{ord(char):04x} end"\n    rule: "r \\u{ord(char):04x}"\n    procedure: p\n    dice: [6]\n'
+        f'    expect: {{outcome: big, fields: {{v: "v {i} \\u{ord(char):04x}"}}}}\n'
         for i, char in enumerate(JUNIT_CHARACTERS)
     )
     ruleset = (
         'wartable: 1\nname: j\ntitle: "t"\nsource: "s"\nversion: "1"\n'
         "procedures:\n  p:\n    title: \"p\"\n    rule: \"r\"\n    body: |\n"
-        "      let x = 1d6\n      if x > 3 then\n        outcome big\n      else\n        outcome small\n      end\n"
+        "      let x = 1d6\n      if x > 3 then\n        outcome big(v = \"a\")\n      else\n        outcome small\n      end\n"
         "examples:\n" + examples
     )
     name = "rule\x01\x1b\u2028s.yaml"  # the file name is in the XML too
@@ -305,7 +306,9 @@ def test_junit_is_well_formed_for_every_control_character(tmp_path):
     cases = root.findall(".//testcase")
     assert [case.get("name") for case in cases] == [f"ex {i} {_expected_in_xml(c)} end" for i, c in enumerate(JUNIT_CHARACTERS)]
     assert {case.get("file") for case in cases} == {str(tmp_path / "rule\\x01\\x1b\\u2028s.yaml")}
-    assert all(case.find("failure") is not None for case in cases)  # each expects "big" from a 1
+    # each expects a field v the outcome (big, from a 6) does not have: the message names the value
+    failures = [case.find("failure") for case in cases]
+    assert [f.get("message") for f in failures] == [f"expected v = v {i} {_expected_in_xml(c)}, got a" for i, c in enumerate(JUNIT_CHARACTERS)]
     # check --format junit on a ruleset that fails to load: well-formed too
     (tmp_path / "bad\x1b.yaml").write_text('wartable: 1\nname: "\\e[2J"\n::add-mask::x: 1\n', encoding="utf-8")
     stdout = io.StringIO()
