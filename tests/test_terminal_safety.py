@@ -225,6 +225,17 @@ def test_the_caret_echo_of_a_raw_escape_lines_up(folder):
     assert caret.index("^") == line.index("\\x1b")
 
 
+def test_the_default_streams(folder, capsys):
+    """main(argv) without streams writes to sys.stdout and sys.stderr, through the same guard."""
+    assert main(["list", str(folder / "h.yaml")]) == 0
+    assert main(["check", str(folder / "unknown_key.yaml")]) == 1
+    captured = capsys.readouterr()
+    assert_terminal_safe(captured.out)
+    assert_terminal_safe(captured.err)
+    assert "hostile " + ESC_SHOWN in captured.out
+    assert "unknown key 'bad \\x1b[2J\\x07 key'" in captured.err
+
+
 def test_the_installed_command(folder):
     """Once through the console script, reading the bytes the terminal would get."""
     script = Path(sys.executable).parent / "wartable"
