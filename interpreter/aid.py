@@ -314,7 +314,7 @@ def colour(t: float) -> tuple[str, str]:
 
 
 def _fraction_text(p: Fraction) -> str:
-    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+    return results.shown_value(p)  # approximated when too long to read (str() fails past 4,300 digits)
 
 
 def _heat_cell(value: Fraction | None, kind: str, low: Fraction, high: Fraction) -> str:

@@ -277,10 +277,13 @@ def _add_limit_options(command: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
+    stdout = _printable(stdout or sys.stdout)
+    stderr = _printable(stderr or sys.stderr)
     command_line = CommandLine(argv)
     as_json = _wants_json(argv)
+    if _wants_github(argv):
+        stdout = _printable(stdout, commands_are_ours=True)
+        stderr = _printable(stderr, commands_are_ours=True, kind=_GitHubErrors)
     try:
         parser = build_parser(command_line, _command_named(argv))
         if argv[:1] == ["--version"]:
@@ -305,6 +308,57 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return _fail(interrupt, 130, as_json, stdout, stderr)
 
 
+class _Printable:
+    """A text stream that writes only what a terminal shows as text (``errors.printable``, newlines kept),
+    where user text never starts a line with ``:``.
+
+    The last guard at the output boundary: every reporter already escapes the
+    ruleset strings it formats, and this catches whatever else a command
+    prints (the HTML page, a CSV cell, a line cli.py words itself).  The
+    progress lines' own carriage returns go to ``raw``.
+
+    A CI runner reads each line of both streams, leading blanks trimmed, as a
+    possible workflow command (``::add-mask::``, ``::stop-commands::``): an
+    echoed source line or a CSV cell could be one.  So a ``:`` first on a line
+    (after blanks) is written ``\\x3a``, except where the commands are
+    wartable's own (``commands_are_ours``: the GitHub annotations, whose user
+    text is escaped so that it cannot start a line).  ``_blank`` remembers,
+    between writes to this one stream, whether the line so far is blank.
+    """
+
+    def __init__(self, stream: TextIO, *, commands_are_ours: bool = False):
+        self.raw: TextIO = stream.raw if isinstance(stream, _Printable) else stream
+        self.commands_are_ours = commands_are_ours
+        self._blank = True
+
+    def write(self, text: str) -> int:
+        from .errors import printable
+
+        text = printable(text, newlines=True)
+        if not self.commands_are_ours:
+            text = self._no_command_lines(text)
+        return self.raw.write(text)
+
+    def _no_command_lines(self, text: str) -> str:
+        lines = text.split("\n")
+        for index, line in enumerate(lines):
+            if index == 0 and not self._blank:
+                continue
+            body = line.lstrip()
+            if body.startswith(":"):
+                lines[index] = line[: len(line) - len(body)] + "\\x3a" + body[1:]
+        self._blank = (self._blank or len(lines) > 1) and not lines[-1].strip()
+        return "\n".join(lines)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def _printable(stream: TextIO, *, commands_are_ours: bool = False, kind: type[_Printable] | None = None) -> TextIO:
+    """``stream`` behind a :class:`_Printable` (or ``kind``), typed as the text stream it stands for."""
+    return (kind or _Printable)(stream, commands_are_ours=commands_are_ours)  # type: ignore[return-value]  # a duck-typed TextIO
+
+
 def _command_named(argv: list[str]) -> str:
     """The command the arguments name (the first one not an option: the top level takes no values), or ''
     when there is none or the top level's own --help comes first (it lists every command)."""
@@ -314,6 +368,13 @@ def _command_named(argv: list[str]) -> str:
         if not arg.startswith("-"):
             return arg
     return ""
+
+
+def _wants_github(argv: list[str]) -> bool:
+    """Did the user ask for GitHub annotations (so that errors come as annotations too)?"""
+    if "--format=github" in argv:
+        return True
+    return any(arg == "--format" and argv[index + 1] == "github" for index, arg in enumerate(argv[:-1]))
 
 
 def _wants_json(argv: list[str]) -> bool:
@@ -328,12 +389,36 @@ def _fail(error: BaseException, code: int, as_json: bool, stdout: TextIO, stderr
     from . import results
 
     if as_json:
-        print(json.dumps(results.error(error, code), indent=2, ensure_ascii=False), file=stdout)
+        _print_json(results.error(error, code), stdout)
     if code == 130:
         print("wartable: interrupted", file=stderr)
+    elif isinstance(stderr, _GitHubErrors):
+        stderr.annotate(error)
     else:
         print(error.format(), file=stderr)  # type: ignore[attr-defined]
     return code
+
+
+def _raw(stream: TextIO) -> TextIO:
+    """The stream under a ``_Printable``: for the progress lines, whose carriage returns are ours."""
+    return stream.raw if isinstance(stream, _Printable) else stream
+
+
+class _GitHubErrors(_Printable):
+    """stderr under ``--format github``: a user error comes as ``::error`` annotations.
+
+    The Actions runner reads every line of stderr too as a possible workflow
+    command (``::add-mask::``, ``::stop-commands::``); a ruleset that fails to
+    load would have its lines echoed there.  Annotations escape line breaks,
+    so no user text starts a line.
+    """
+
+    def annotate(self, error: BaseException) -> None:
+        from . import results
+        from .reporters import github_annotation
+
+        for diagnostic in getattr(error, "diagnostics", ()):
+            print(github_annotation(results.diagnostic(diagnostic), "wartable"), file=self)
 
 
 def _output_format(args) -> str:
@@ -341,7 +426,14 @@ def _output_format(args) -> str:
 
 
 def _print_json(document: Any, stdout: TextIO) -> None:
-    print(json.dumps(document, indent=2, ensure_ascii=False), file=stdout)
+    print(_json_text(document), file=stdout)
+
+
+def _json_text(document: Any) -> str:
+    """``document`` as JSON, with UTF-8 kept (see ``errors.printable_json``)."""
+    from .errors import printable_json
+
+    return printable_json(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 # ---- commands -------------------------------------------------------------------------
@@ -522,7 +614,7 @@ def _work_progress(stderr: TextIO) -> Callable[[int], None]:
         now = time.monotonic()
         if now - shown[0] >= 0.5:
             shown[0] = now
-            print(f"\rexact odds: {now - start:5.1f} s, {work:,} units of work (Ctrl-C stops)", end="", file=stderr, flush=True)
+            print(f"\rexact odds: {now - start:5.1f} s, {work:,} units of work (Ctrl-C stops)", end="", file=_raw(stderr), flush=True)
 
     return progress
 
@@ -535,11 +627,11 @@ def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, s
     show_progress = trials >= 10_000 and stderr.isatty()
 
     def progress(done: int, total: int) -> None:
-        print(f"\r{done * 100 // total:3d}% of {total} trials", end="", file=stderr, flush=True)
+        print(f"\r{done * 100 // total:3d}% of {total} trials", end="", file=_raw(stderr), flush=True)
 
     sample = monte_carlo(ruleset, args.procedure, inputs, trials=trials, seed=seed, choices=choices, progress=progress if show_progress else None, limits=limits)
     if show_progress:
-        print("\r" + " " * 40 + "\r", end="", file=stderr)
+        print("\r" + " " * 40 + "\r", end="", file=_raw(stderr))
     document = results.sample(sample, by=by, digits=digits)
     if args.json:
         _print_json(document, stdout)
@@ -564,7 +656,7 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     found = odds_by_choice(ruleset, args.procedure, inputs, choices=choices, limits=_limits(args, command_line),
                            progress=_work_progress(stderr) if stderr.isatty() else None)
     if stderr.isatty():
-        print("\r" + " " * 60 + "\r", end="", file=stderr, flush=True)
+        print("\r" + " " * 60 + "\r", end="", file=_raw(stderr), flush=True)
     open_names = [name for name in found[0][0] if name not in choices] if len(found) > 1 else []
     if args.json:
         # The top-level distribution follows the choices given (defaults for the rest);
