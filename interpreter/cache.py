@@ -270,9 +270,23 @@ class _TreePickler(pickle.Pickler):
 
 
 def _load_tree(data: bytes, sources: tuple) -> Any:
-    unpickler = pickle.Unpickler(io.BytesIO(data))  # part of our own entry: see the module docstring
-    unpickler.persistent_load = sources.__getitem__
-    return unpickler.load()
+    return _TreeUnpickler(data, sources).load()  # part of our own entry: see the module docstring
+
+
+class _TreeUnpickler(pickle.Unpickler):
+    """A syntax tree read back, its sources (left out by :class:`_TreePickler`) given by number.
+
+    ``persistent_load`` is a method of a subclass, not an attribute set on an
+    instance: Python 3.13.0's C Unpickler made that attribute read-only (every
+    tree read from a warm cache failed there), and a subclass works on every version.
+    """
+
+    def __init__(self, data: bytes, sources: tuple):
+        super().__init__(io.BytesIO(data))
+        self._sources = sources
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self._sources[pid]
 
 
 def _rebuilt(kind: type, state: dict) -> Any:
