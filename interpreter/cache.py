@@ -3,9 +3,11 @@
 What it stores.  For each ruleset :func:`~loader.load_ruleset` loaded
 successfully (one entry per ruleset path and loading options), a pickle of
 the :class:`~compiled_ruleset.CompiledRuleset` (the model and its checked
-procedures, never generated code), with the path, the name as shown in
+procedures, never generated code), with the real path, the name as shown in
 messages and the SHA-256 of the text of every file that went into it (the
-ruleset, its includes, its bases).  Procedure bodies and modifier conditions
+ruleset, its includes, its bases), and every ``include:`` and ``extends:``
+name that was followed: the folder it was taken from, the name as written,
+and where it led (a real path, or ``bundled NAME``).  Procedure bodies and modifier conditions
 (syntax trees) are pickles of their own inside it, read when first needed
 (see "syntax trees" below).
 
@@ -13,9 +15,13 @@ Where.  ``$WARTABLE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/wartable``,
 else ``~/.cache/wartable``.  At most :data:`MAX_ENTRIES` entries are kept;
 the oldest go first.  ``WARTABLE_CACHE=0`` turns the cache off.
 
-How it is invalidated.  An entry is used only if every file it was made
-from still holds the same text and is still shown under the same name (the
-name depends on the working directory), and if the Python version and
+How it is invalidated.  An entry is used only if every ``include:`` and
+``extends:`` name it recorded still leads to the same place, resolved again
+by the loader's own functions (a symbolic link pointed elsewhere, or a
+folder ``eto/`` that appears beside a variant of the bundled ``eto``, is a
+miss), if every file it was made from still holds the same text and is
+still shown under the same name (the name depends on the working
+directory), and if the Python version and
 wartable's own source files (their sizes and modification times, which an
 upgrade changes) are those that wrote it.  Otherwise the ruleset is loaded from its
 files and the entry written afresh.  Failed loads are never stored.
@@ -40,14 +46,14 @@ import stat
 import sys
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 try:  # the SHA-256 built into CPython: `hashlib` would load OpenSSL first, a few ms of every cold start
     from _sha256 import sha256
 except ImportError:  # pragma: no cover - another Python
     from hashlib import sha256
 
-FORMAT = 2  # bump when what an entry holds changes
+FORMAT = 3  # bump when what an entry holds changes
 MAX_ENTRIES = 64
 _SUFFIX = ".ruleset-cache"
 
@@ -104,8 +110,13 @@ def _text_digest(text: str) -> str:
 # ---- reading ---------------------------------------------------------------------------
 
 
-def lookup(key: Iterable[Any], limits) -> Any | None:
-    """The cached CompiledRuleset for ``key`` (the ruleset's path and the loading options), or None."""
+def lookup(key: Iterable[Any], limits, leads_to: Callable[[str, str, str], str | None]) -> Any | None:
+    """The cached CompiledRuleset for ``key`` (the ruleset's real path and the loading options), or None.
+
+    ``leads_to(kind, folder, name)`` says where an ``include:``/``extends:``
+    name leads now (the loader's resolution, see loader._Loading.leads_to):
+    the key is only the file the user named, its names are checked here.
+    """
     if not enabled():
         return None
     where = _private_folder(create=False)
@@ -127,12 +138,17 @@ def lookup(key: Iterable[Any], limits) -> Any | None:
     finally:
         os.close(descriptor)
     try:
-        files, ruleset = pickle.loads(data)  # our own file: see the module docstring
+        files, names, ruleset = pickle.loads(data)  # our own file: see the module docstring
     except Exception:  # noqa: BLE001 - a stale or damaged entry is a miss
         return None
-    if not _files_unchanged(files, limits):
+    if not _names_unchanged(names, leads_to) or not _files_unchanged(files, limits):
         return None
     return ruleset
+
+
+def _names_unchanged(names, leads_to) -> bool:
+    """Whether every name still leads where it led (checked before the files: reading the old ones would prove nothing)."""
+    return all(leads_to(kind, folder, name) == found for kind, folder, name, found in names)
 
 
 def _files_unchanged(files, limits) -> bool:
@@ -151,8 +167,9 @@ def _files_unchanged(files, limits) -> bool:
 # ---- writing ---------------------------------------------------------------------------
 
 
-def store(key: Iterable[Any], ruleset: Any, sources: Iterable[tuple[Path, Any]]) -> None:
-    """Keep ``ruleset``, made from ``sources`` ((path, Source) for each file read); quietly gives up on any problem."""
+def store(key: Iterable[Any], ruleset: Any, sources: Iterable[tuple[Path, Any]], names: Iterable[tuple[str, str, str, str]]) -> None:
+    """Keep ``ruleset``, made from ``sources`` ((real path, Source) for each file read) by following
+    ``names`` ((kind, folder, name, where it led) for each include:/extends:); quietly gives up on any problem."""
     if not enabled():
         return
     where = _private_folder(create=True)
@@ -161,7 +178,7 @@ def store(key: Iterable[Any], ruleset: Any, sources: Iterable[tuple[Path, Any]])
     files = tuple((os.fspath(path), source.name, _text_digest(source.text)) for path, source in sources)
     try:
         buffer = io.BytesIO()
-        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump((files, ruleset))
+        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump((files, tuple(names), ruleset))
     except Exception:  # noqa: BLE001 - something not picklable: no entry
         return
     target = _entry_path(where, key)

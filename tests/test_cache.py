@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import cache, load_ruleset, odds
+from interpreter import RulesetError, cache, load_ruleset, odds
 from interpreter.files import real_path
 from interpreter.load_limits import DEFAULT_LOAD_LIMITS
 
@@ -219,3 +219,139 @@ def test_the_cache_keeps_a_bounded_number_of_entries(tmp_path, cache_dir, monkey
         folder.mkdir()
         load_ruleset(_ruleset(folder))
     assert len(list(cache_dir.iterdir())) == 3
+
+
+# ---- names re-resolved: a link pointed elsewhere, a folder that appears ------------------------
+#
+# The files an entry was made from may all be unchanged while a name in the ruleset now leads to
+# another file: each test loads once (stored), moves only a name's target, and loads again.
+
+
+def _from_cache(ruleset) -> bool:
+    """Whether ``ruleset`` came from an entry: its procedure bodies are still pickled (see cache._deferred_tree)."""
+    from interpreter.ruleset import Deferred
+
+    return all(type(procedure.__dict__["body"]) is Deferred for procedure in ruleset.procedures.values())
+
+
+def _retarget(link: Path, target: Path) -> None:
+    link.unlink()
+    link.symlink_to(target)
+
+
+HIGH_ON = "constants:\n  need: {{value: {need}, rule: r}}\n"
+
+
+def test_an_include_through_a_link_pointed_elsewhere_is_read_again(tmp_path, cache_dir):
+    # p rolls 1d6 and is high on need or more; need comes from the included part.yaml, a link.
+    # six.yaml: need 6, one face of six: 1/6.  two_up.yaml: need 2, faces 2..6: 5/6.
+    (tmp_path / "six.yaml").write_text(HIGH_ON.format(need=6), encoding="utf-8")
+    (tmp_path / "two_up.yaml").write_text(HIGH_ON.format(need=2), encoding="utf-8")
+    (tmp_path / "part.yaml").symlink_to(tmp_path / "six.yaml")
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(
+        ruleset_text({"p": procedure("let d = 1d6\noutcome v(high = d >= need)")}, extra="include: [part.yaml]"), encoding="utf-8"
+    )
+    assert odds(load_ruleset(path), "p").probability("v", high=True) == pytest.approx(1 / 6)
+    again = load_ruleset(path)
+    assert _from_cache(again) and odds(again, "p").probability("v", high=True) == pytest.approx(1 / 6)
+    _retarget(tmp_path / "part.yaml", tmp_path / "two_up.yaml")
+    moved = load_ruleset(path)
+    assert not _from_cache(moved)
+    assert odds(moved, "p").probability("v", high=True) == pytest.approx(5 / 6)
+
+
+def _variant(folder: Path, extends: str) -> Path:
+    path = folder / "variant.yaml"
+    path.write_text(f"wartable: 1\nname: v\ntitle: v\nsource: tests\nversion: '1'\nextends: {extends}\n", encoding="utf-8")
+    return path
+
+
+def test_a_base_through_a_link_pointed_elsewhere_is_read_again(tmp_path, cache_dir):
+    # variant.yaml extends base.yaml, a link: first to six/ruleset.yaml (high on 6: 1/6), then to
+    # two_up/ruleset.yaml (high on 2..6: 5/6).  Neither file changes.
+    for name, need in (("six", 6), ("two_up", 2)):
+        (tmp_path / name).mkdir()
+        _ruleset(tmp_path / name, f"let d = 1d6\noutcome v(high = d >= {need})")
+    (tmp_path / "base.yaml").symlink_to(tmp_path / "six" / "ruleset.yaml")
+    variant = _variant(tmp_path, "base.yaml")
+    assert odds(load_ruleset(variant), "p").probability("v", high=True) == pytest.approx(1 / 6)
+    assert _from_cache(load_ruleset(variant))
+    _retarget(tmp_path / "base.yaml", tmp_path / "two_up" / "ruleset.yaml")
+    moved = load_ruleset(variant)
+    assert not _from_cache(moved)
+    assert odds(moved, "p").probability("v", high=True) == pytest.approx(5 / 6)
+
+
+# A local stand-in for the bundled eto: its interception succeeds on 2..6, 5 faces of 6 (5/6),
+# where the bundled table's row 11+ succeeds on a 6 alone (1/6).
+LOCAL_ETO = ruleset_text(
+    {"interception": procedure("let die = 1d6\nif die >= 2 then\n  outcome intercepted\nelse\n  outcome not_intercepted\nend", inputs="{zones: {type: int}}")},
+    name="eto",
+)
+
+
+def test_a_local_folder_named_like_a_bundled_base_is_read_when_it_appears(tmp_path, cache_dir):
+    variant = _variant(tmp_path, "eto")
+    first = load_ruleset(variant)
+    assert odds(first, "interception", {"zones": 11}).probability("intercepted") == pytest.approx(1 / 6)
+    assert _from_cache(load_ruleset(variant))
+    (tmp_path / "eto").mkdir()
+    (tmp_path / "eto" / "ruleset.yaml").write_text(LOCAL_ETO, encoding="utf-8")
+    local = load_ruleset(variant)
+    assert not _from_cache(local)
+    assert odds(local, "interception", {"zones": 11}).probability("intercepted") == pytest.approx(5 / 6)
+
+
+def test_a_local_folder_named_like_a_bundled_ruleset_given_by_name_is_read_when_it_appears(tmp_path, cache_dir, monkeypatch):
+    # the name on the command line, "eto", first leads to the bundled ruleset (1/6 at 11 zones), then to ./eto/ (5/6)
+    monkeypatch.chdir(tmp_path)
+    assert odds(load_ruleset("eto"), "interception", {"zones": 11}).probability("intercepted") == pytest.approx(1 / 6)
+    assert _from_cache(load_ruleset("eto"))
+    (tmp_path / "eto").mkdir()
+    (tmp_path / "eto" / "ruleset.yaml").write_text(LOCAL_ETO, encoding="utf-8")
+    assert odds(load_ruleset("eto"), "interception", {"zones": 11}).probability("intercepted") == pytest.approx(5 / 6)
+
+
+def test_a_base_allowed_by_base_paths_is_cached_and_read_again_when_its_link_moves(tmp_path, cache_dir):
+    # project/variant.yaml extends ../shared/base.yaml, outside its folder: allowed by base_paths=[shared].
+    # base.yaml is a link to shared/six.yaml (1/6), then to shared/two_up.yaml (5/6).
+    project, shared = tmp_path / "project", tmp_path / "shared"
+    project.mkdir()
+    shared.mkdir()
+    for name, need in (("six", 6), ("two_up", 2)):
+        (shared / f"{name}.yaml").write_text(ruleset_text({"p": procedure(f"let d = 1d6\noutcome v(high = d >= {need})")}), encoding="utf-8")
+    (shared / "base.yaml").symlink_to(shared / "six.yaml")
+    variant = _variant(project, "../shared/base.yaml")
+    assert odds(load_ruleset(variant, base_paths=[shared]), "p").probability("v", high=True) == pytest.approx(1 / 6)
+    assert _from_cache(load_ruleset(variant, base_paths=[shared]))  # re-resolved with the same allowed bases: a hit
+    _retarget(shared / "base.yaml", shared / "two_up.yaml")
+    moved = load_ruleset(variant, base_paths=[shared])
+    assert not _from_cache(moved)
+    assert odds(moved, "p").probability("v", high=True) == pytest.approx(5 / 6)
+
+
+def test_a_base_whose_link_now_leads_outside_the_allowed_folders_is_refused_not_served(tmp_path, cache_dir):
+    (tmp_path / "inside").mkdir()
+    (tmp_path / "outside").mkdir()
+    _ruleset(tmp_path / "inside")
+    _ruleset(tmp_path / "outside")  # the same text: only where the name leads differs
+    (tmp_path / "inside" / "base.yaml").symlink_to(tmp_path / "inside" / "ruleset.yaml")
+    variant = _variant(tmp_path / "inside", "base.yaml")
+    load_ruleset(variant)
+    _retarget(tmp_path / "inside" / "base.yaml", tmp_path / "outside" / "ruleset.yaml")
+    with pytest.raises(RulesetError, match="outside this ruleset's folder"):
+        load_ruleset(variant)
+
+
+def test_an_entry_found_from_another_working_directory_checks_the_file_it_was_made_from(tmp_path, cache_dir, monkeypatch):
+    # a/ruleset.yaml is loaded as "ruleset.yaml" from a/, then changed (high on 6: 1/6), then loaded as
+    # ../a/ruleset.yaml from b/, which holds a copy of the old text (high on 4: 1/2) under the same name
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        _ruleset(tmp_path / name)
+    monkeypatch.chdir(tmp_path / "a")
+    load_ruleset("ruleset.yaml")
+    _ruleset(tmp_path / "a", "let d = 1d6\noutcome v(high = d >= 6)")
+    monkeypatch.chdir(tmp_path / "b")
+    assert odds(load_ruleset("../a/ruleset.yaml"), "p").probability("v", high=True) == pytest.approx(1 / 6)
