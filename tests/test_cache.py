@@ -218,7 +218,8 @@ def test_the_cache_keeps_a_bounded_number_of_entries(tmp_path, cache_dir, monkey
         folder = tmp_path / f"r{number}"
         folder.mkdir()
         load_ruleset(_ruleset(folder))
-    assert len(list(cache_dir.iterdir())) == 3
+    assert len(list(cache_dir.glob("*.ruleset-cache"))) == 3
+    assert (cache_dir / "entries.key").is_file()  # never trimmed
 
 
 # ---- names re-resolved: a link pointed elsewhere, a folder that appears ------------------------
@@ -355,3 +356,132 @@ def test_an_entry_found_from_another_working_directory_checks_the_file_it_was_ma
     _ruleset(tmp_path / "a", "let d = 1d6\noutcome v(high = d >= 6)")
     monkeypatch.chdir(tmp_path / "b")
     assert odds(load_ruleset("../a/ruleset.yaml"), "p").probability("v", high=True) == pytest.approx(1 / 6)
+
+
+# ---- entries are authenticated: a planted file is a miss, never code ------------------------------
+
+
+@pytest.mark.parametrize("key_length", [0, 1, 32, 64, 65, 200])
+def test_the_hand_made_hmac_is_hmac_sha256(key_length):
+    import hashlib
+    import hmac
+
+    key = bytes(range(7, 7 + key_length % 256)) * (key_length // 256 + 1)
+    key = key[:key_length]
+    parts = (b"", b"entry-name", b"\0", bytes(range(256)) * 40)
+    assert cache._hmac_sha256(key, *parts) == hmac.new(key, b"".join(parts), hashlib.sha256).digest()
+    # RFC 4231, test case 2: key "Jefe"
+    assert cache._hmac_sha256(b"Jefe", b"what do ya want ", b"for nothing?").hex() == (
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    )
+
+
+def test_the_key_is_a_file_only_we_may_read(tmp_path, cache_dir):
+    load_ruleset(_ruleset(tmp_path))
+    key = cache_dir / "entries.key"
+    status = os.lstat(key)
+    assert stat.S_ISREG(status.st_mode) and stat.S_IMODE(status.st_mode) == 0o600 and status.st_size == 32
+    assert status.st_uid == os.getuid()
+    assert not list(cache_dir.glob("*.tmp"))  # the temporary file it was linked from is gone
+
+
+def _trusted_key(where: Path) -> bytes:
+    """The key as the cache reads it from ``where``, whatever the file's mode or owner (to forge valid entries)."""
+    path = where / "entries.key"
+    return cache._bound(path.read_bytes(), os.stat(path))
+
+
+def _forge(entry: Path, marker: Path, key: bytes | None) -> None:
+    """A poisoned entry (unpickling it creates ``marker``) behind a valid MAC under ``key``, or the bare pickle."""
+    _poison(entry, marker)
+    payload = entry.read_bytes()
+    entry.write_bytes((cache._mac(key, entry, payload) if key is not None else b"") + payload)
+    os.chmod(entry, 0o600)
+
+
+def test_an_entry_behind_a_valid_mac_is_unpickled(tmp_path, cache_dir):
+    # the control for the tests below: what they plant would run if its MAC verified
+    path = _ruleset(tmp_path)
+    load_ruleset(path)
+    marker = tmp_path / "unpickled"
+    _forge(_entry(path), marker, _trusted_key(cache_dir))
+    load_ruleset(path)
+    assert marker.exists()
+
+
+@pytest.mark.parametrize("mac", ["none", "zeros", "another key", "the key file's bytes alone"])
+def test_a_planted_entry_without_a_valid_mac_is_never_unpickled(tmp_path, cache_dir, mac):
+    # the entry is ours, mode 0600, in our folder: only its MAC tells it from one we wrote
+    path = _ruleset(tmp_path)
+    load_ruleset(path)
+    marker, entry = tmp_path / "unpickled", _entry(path)
+    _poison(entry, marker)
+    payload = entry.read_bytes()
+    forged = {
+        "none": b"",
+        "zeros": bytes(32),
+        "another key": cache._mac(os.urandom(32), entry, payload),
+        "the key file's bytes alone": cache._mac((cache_dir / "entries.key").read_bytes(), entry, payload),
+    }[mac]
+    entry.write_bytes(forged + payload)
+    os.chmod(entry, 0o600)
+    assert odds(load_ruleset(path), "p").probability("v", high=True) == pytest.approx(1 / 2)  # loaded from the file
+    assert not marker.exists()
+
+
+def test_a_cache_folder_unpacked_from_elsewhere_key_and_all_is_a_miss(tmp_path, cache_dir, monkeypatch):
+    # Someone makes a cache folder with a key and an entry that verifies under it (loading from it runs
+    # the payload: the control), and ships it; unpacked as the user's cache folder (files ours, modes
+    # kept), the key file has the same bytes but is another file: nothing verifies, nothing runs.
+    import shutil
+
+    path = _ruleset(tmp_path)
+    theirs = tmp_path / "theirs"
+    monkeypatch.setenv("WARTABLE_CACHE_DIR", str(theirs))
+    load_ruleset(path)
+    marker = tmp_path / "unpickled"
+    _forge(_entry(path), marker, _trusted_key(theirs))
+    load_ruleset(path)
+    assert marker.exists()
+    marker.unlink()
+    _forge(_entry(path), marker, _trusted_key(theirs))  # again: the load above replaced the entry it could not use
+    shutil.copytree(theirs, cache_dir, copy_function=shutil.copy2)
+    monkeypatch.setenv("WARTABLE_CACHE_DIR", str(cache_dir))
+    assert (cache_dir / "entries.key").read_bytes() == (theirs / "entries.key").read_bytes()
+    assert odds(load_ruleset(path), "p").probability("v", high=True) == pytest.approx(1 / 2)
+    assert not marker.exists()
+
+
+def _break_key(key: Path, how: str) -> None:
+    if how == "symbolic link":
+        real = key.with_name("real.key")
+        key.rename(real)
+        key.symlink_to(real)
+    elif how == "33 bytes":
+        key.write_bytes(key.read_bytes() + b"!")
+    elif how == "another owner":
+        os.chown(key, 65534, 65534)
+    else:
+        os.chmod(key, how)
+
+
+BAD_KEYS = [0o644, 0o640, 0o604, 0o660, 0o606, "symbolic link", "33 bytes"]
+BAD_KEYS.append(pytest.param("another owner", marks=pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")))
+
+
+@pytest.mark.parametrize("how", BAD_KEYS)
+def test_a_key_file_not_ours_alone_turns_the_cache_off(tmp_path, cache_dir, how):
+    # after the change, an entry that verifies under the key as it now stands is still never read,
+    # and no entry is written (the key is not replaced either)
+    path = _ruleset(tmp_path)
+    load_ruleset(path)
+    key = cache_dir / "entries.key"
+    _break_key(key, how)
+    marker, entry = tmp_path / "unpickled", _entry(path)
+    _forge(entry, marker, _trusted_key(cache_dir))
+    assert not _from_cache(load_ruleset(path))
+    assert not marker.exists()
+    entry.unlink()
+    load_ruleset(path)
+    assert not entry.exists()
+    assert key.is_symlink() == (how == "symbolic link")
