@@ -7,9 +7,9 @@ procedures, never generated code), with the real path, the name as shown in
 messages and the SHA-256 of the text of every file that went into it (the
 ruleset, its includes, its bases), and every ``include:`` and ``extends:``
 name that was followed: the folder it was taken from, the name as written,
-and where it led (a real path, or ``bundled NAME``).  Procedure bodies and modifier conditions
-(syntax trees) are pickles of their own inside it, read when first needed
-(see "syntax trees" below).
+and where it led (a real path, or ``bundled NAME``).  Procedure bodies and
+modifier conditions (syntax trees) are pickles of their own inside it, read
+when first needed (see "syntax trees" below).
 
 Where.  ``$WARTABLE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/wartable``,
 else ``~/.cache/wartable``.  At most :data:`MAX_ENTRIES` entries are kept;
@@ -64,7 +64,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable
 
 # The SHA-256 built into CPython, and a comparison that takes as long wherever two MACs differ: `hashlib`
-# (which `hmac` imports) would load OpenSSL first, 2.5-3 ms of every cold start (see _hmac_sha256).
+# (which `hmac` imports) would load OpenSSL first, 3 ms or more of every cold start (see _hmac_sha256).
 try:
     from _sha256 import sha256  # type: ignore[import-not-found]  # Python 3.10, 3.11
 except ImportError:  # pragma: no cover - depends on the Python
@@ -207,7 +207,8 @@ def _read_key(path: Path) -> bytes | None:
 def _bound(secret: bytes, status: os.stat_result) -> bytes:
     """The key: the file's bytes and its identity, which the system sets when the file is made (device,
     inode, change time), so a key file that arrived with planted entries (an unpacked archive, a copy)
-    is not the one they were authenticated under, whatever its bytes."""
+    is not the one they were authenticated under, whatever its bytes.  (A chmod or a new hard link of
+    the key file changes its change time too: every entry is then a miss, written afresh.)"""
     return secret + f"{status.st_dev}:{status.st_ino}:{status.st_ctime_ns}".encode()
 
 

@@ -63,7 +63,7 @@ def load_ruleset(
         raise _usage(f"limits must be a LoadLimits, not {type(limits).__name__}")
     allowed = _allowed_bases(base_paths)
     # The name as given was just resolved (a new ./eto/ beside a bundled eto leads elsewhere): the key
-    # holds where it led; the names inside the files are re-resolved by the cache (Loading.leads_to).
+    # holds where it led; the names inside the files are re-resolved by the cache (_Loading.leads_to).
     key = (os.fspath(real_path(path)), tuple(map(os.fspath, allowed)), repr(limits))
     loading = _Loading(limits, allowed)
     cached = cache.lookup(key, limits, loading.leads_to)

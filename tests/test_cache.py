@@ -151,12 +151,30 @@ def _poison(entry: Path, marker: Path) -> None:
     entry.write_bytes(pickle.dumps(Payload()))
 
 
+def _trusted_key(where: Path) -> bytes:
+    """The key as the cache reads it from ``where``, whatever the file's mode or owner (to forge valid entries)."""
+    path = where / "entries.key"
+    return cache._bound(path.read_bytes(), os.stat(path))
+
+
+def _forge(entry: Path, marker: Path, key: bytes, named: Path | None = None) -> None:
+    """A poisoned entry (unpickling it creates ``marker``) behind a valid MAC under ``key`` for the entry
+    ``named`` (default: ``entry`` itself), mode 0600."""
+    _poison(entry, marker)
+    payload = entry.read_bytes()
+    entry.write_bytes(cache._mac(key, named or entry, payload) + payload)
+    os.chmod(entry, 0o600)
+
+
+# In these four the planted entry carries a valid MAC (see _forge): only the check each names stops it.
+
+
 @pytest.mark.parametrize("mode", [0o666, 0o620, 0o602])
 def test_an_entry_others_could_write_is_never_unpickled(tmp_path, cache_dir, mode):
     path = _ruleset(tmp_path)
-    marker = tmp_path / "unpickled"
-    entry = _entry(path)
-    _poison(entry, marker)
+    load_ruleset(path)
+    marker, entry = tmp_path / "unpickled", _entry(path)
+    _forge(entry, marker, _trusted_key(cache_dir))
     os.chmod(entry, mode)
     load_ruleset(path)
     assert not marker.exists()
@@ -164,23 +182,22 @@ def test_an_entry_others_could_write_is_never_unpickled(tmp_path, cache_dir, mod
 
 def test_an_entry_in_a_folder_others_could_write_is_never_unpickled(tmp_path, cache_dir):
     path = _ruleset(tmp_path)
-    marker = tmp_path / "unpickled"
-    entry = _entry(path)
-    _poison(entry, marker)
-    os.chmod(entry, 0o600)
+    load_ruleset(path)
+    marker, entry = tmp_path / "unpickled", _entry(path)
+    _forge(entry, marker, _trusted_key(cache_dir))
+    planted = entry.read_bytes()
     os.chmod(cache_dir, 0o777)
     load_ruleset(path)
     assert not marker.exists()
-    assert entry.read_bytes().startswith(pickle.dumps(0)[:2])  # the folder is not ours alone: nothing written to it either
+    assert entry.read_bytes() == planted  # the folder is not ours alone: nothing written to it either
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="making a file another user owns needs root")
 def test_an_entry_another_user_owns_is_never_unpickled(tmp_path, cache_dir):
     path = _ruleset(tmp_path)
-    marker = tmp_path / "unpickled"
-    entry = _entry(path)
-    _poison(entry, marker)
-    os.chmod(entry, 0o600)
+    load_ruleset(path)
+    marker, entry = tmp_path / "unpickled", _entry(path)
+    _forge(entry, marker, _trusted_key(cache_dir))
     os.chown(entry, 65534, 65534)
     load_ruleset(path)
     assert not marker.exists()
@@ -188,11 +205,11 @@ def test_an_entry_another_user_owns_is_never_unpickled(tmp_path, cache_dir):
 
 def test_a_symbolic_link_in_place_of_an_entry_is_not_followed(tmp_path, cache_dir):
     path = _ruleset(tmp_path)
-    marker = tmp_path / "unpickled"
+    load_ruleset(path)
+    marker, entry = tmp_path / "unpickled", _entry(path)
     elsewhere = tmp_path / "elsewhere.pickle"
-    _poison(elsewhere, marker)
-    entry = _entry(path)
-    entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _forge(elsewhere, marker, _trusted_key(cache_dir), named=entry)
+    entry.unlink()
     entry.symlink_to(elsewhere)
     load_ruleset(path)
     assert not marker.exists()
@@ -383,20 +400,6 @@ def test_the_key_is_a_file_only_we_may_read(tmp_path, cache_dir):
     assert stat.S_ISREG(status.st_mode) and stat.S_IMODE(status.st_mode) == 0o600 and status.st_size == 32
     assert status.st_uid == os.getuid()
     assert not list(cache_dir.glob("*.tmp"))  # the temporary file it was linked from is gone
-
-
-def _trusted_key(where: Path) -> bytes:
-    """The key as the cache reads it from ``where``, whatever the file's mode or owner (to forge valid entries)."""
-    path = where / "entries.key"
-    return cache._bound(path.read_bytes(), os.stat(path))
-
-
-def _forge(entry: Path, marker: Path, key: bytes | None) -> None:
-    """A poisoned entry (unpickling it creates ``marker``) behind a valid MAC under ``key``, or the bare pickle."""
-    _poison(entry, marker)
-    payload = entry.read_bytes()
-    entry.write_bytes((cache._mac(key, entry, payload) if key is not None else b"") + payload)
-    os.chmod(entry, 0o600)
 
 
 def test_an_entry_behind_a_valid_mac_is_unpickled(tmp_path, cache_dir):
