@@ -59,9 +59,10 @@ import os
 import pickle
 import stat
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Iterable
+from typing import Any
 
 # The SHA-256 built into CPython, and a comparison that takes as long wherever two MACs differ: `hashlib`
 # (which `hmac` imports) would load OpenSSL first, 3 ms or more of every cold start (see _hmac_sha256).

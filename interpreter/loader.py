@@ -22,8 +22,9 @@ problem with the path the user gave is a UsageError.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from . import cache
 from .errors import DiagnosticList, RulesetError, Source, UsageError
@@ -38,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # YAML, JSON Schema, the parser and the checker are imported when a ruleset is
 # read from its files, not when it comes from the cache (see cache.py).
 
-__all__ = ["load_ruleset", "resolve_ruleset_path", "read_source", "display_name", "COMMAND_LINE"]
+__all__ = ["COMMAND_LINE", "display_name", "load_ruleset", "read_source", "resolve_ruleset_path"]
 
 COMMAND_LINE = "<command line>"
 RULESET_SUFFIXES = (".yaml", ".yml")

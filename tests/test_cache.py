@@ -85,9 +85,9 @@ def test_syntax_trees_from_the_cache_are_those_of_the_files(tmp_path, cache_dir)
 
     name = next(iter(cached.procedures))
     assert type(cached.procedures[name].__dict__["body"]) is Deferred  # not read yet
-    for name, procedure in fresh.procedures.items():
+    for name, fresh_procedure in fresh.procedures.items():
         # read now; compared node by node through repr (a Pos equals only a Pos of the same Source object)
-        assert repr(cached.procedures[name].body) == repr(procedure.body)
+        assert repr(cached.procedures[name].body) == repr(fresh_procedure.body)
         assert type(cached.procedures[name].__dict__["body"]) is not Deferred  # and kept
     entries = [(n, e) for n, modifiers in fresh.modifiers.items() for e in modifiers.entries]
     assert entries, "eia has modifier lists"
