@@ -22,8 +22,9 @@ problem with the path the user gave is a UsageError.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from . import cache
 from .errors import DiagnosticList, RulesetError, Source, UsageError
@@ -38,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # YAML, JSON Schema, the parser and the checker are imported when a ruleset is
 # read from its files, not when it comes from the cache (see cache.py).
 
-__all__ = ["load_ruleset", "resolve_ruleset_path", "read_source", "display_name", "COMMAND_LINE"]
+__all__ = ["COMMAND_LINE", "display_name", "load_ruleset", "read_source", "resolve_ruleset_path"]
 
 COMMAND_LINE = "<command line>"
 RULESET_SUFFIXES = (".yaml", ".yml")
@@ -62,14 +63,16 @@ def load_ruleset(
     if not isinstance(limits, LoadLimits):
         raise _usage(f"limits must be a LoadLimits, not {type(limits).__name__}")
     allowed = _allowed_bases(base_paths)
+    # The name as given was just resolved (a new ./eto/ beside a bundled eto leads elsewhere): the key
+    # holds where it led; the names inside the files are re-resolved by the cache (_Loading.leads_to).
     key = (os.fspath(real_path(path)), tuple(map(os.fspath, allowed)), repr(limits))
-    cached = cache.lookup(key, limits)
+    loading = _Loading(limits, allowed)
+    cached = cache.lookup(key, limits, loading.leads_to)
     if cached is not None:
         return cached
     from .builder import Builder
     from .compiled_ruleset import compile_model
 
-    loading = _Loading(limits, allowed)
     try:
         main = loading.parse(path, fragment=False)
     except (OSError, OverLimit) as error:
@@ -79,7 +82,7 @@ def load_ruleset(
     model = Builder([document], diagnostics, limits).build()
     ruleset = compile_model(model, diagnostics)
     diagnostics.raise_if_any()
-    cache.store(key, ruleset, loading.sources)
+    cache.store(key, ruleset, loading.sources, loading.names)
     return ruleset
 
 
@@ -123,7 +126,10 @@ class _Loading:
         self.files_read = 0
         self.bytes_read = 0
         self.nodes_read = 0
-        self.sources: list[tuple[Path, Source]] = []  # every file read, for the cache
+        self.sources: list[tuple[Path, Source]] = []  # every file read (its real path), for the cache
+        # every include:/extends: name followed: (kind, folder it was taken from, name as written, where it led),
+        # for the cache, which re-resolves each through leads_to before trusting an entry
+        self.names: list[tuple[str, str, str, str]] = []
 
     # -- one file
 
@@ -137,7 +143,7 @@ class _Loading:
         from .yaml_loader import load_yaml
 
         source = read_source(path, self.limits)
-        self.sources.append((path, source))
+        self.sources.append((real_path(path), source))
         self.bytes_read += len(source.text.encode("utf-8", "surrogatepass"))
         if self.bytes_read > self.limits.max_bytes:
             raise OverLimit(f"the files of this ruleset are larger than {self.limits.max_bytes} bytes together")
@@ -194,10 +200,12 @@ class _Loading:
         for index, name in enumerate(main.data.get("include", ())):
             at, shown = ("include", index), _shorten(name)
             try:
-                target = real_path(folder / name)
-                if Path(name).is_absolute() or not is_inside(target, folder):
-                    diagnostics.add(main.diagnostic(at, f"include '{shown}' must be a relative path inside {folder.name}/ (symbolic links are followed)"))
+                try:
+                    target = resolve_include(folder, name)
+                except Refused as refusal:
+                    diagnostics.add(main.diagnostic(at, f"include '{shown}' {refusal}"))
                     continue
+                self.names.append(("include", os.fspath(folder), name, os.fspath(target)))
                 if target in read:
                     diagnostics.add(main.diagnostic(at, f"include '{shown}' is {read[target]}"))
                     continue
@@ -215,41 +223,77 @@ class _Loading:
     def _base_of(self, variant: LoadedYaml, path: Path) -> Path:
         """The real path of the base ``extends:`` names (see the module's docstring for what it may name)."""
         name = variant.data["extends"]
-        shown = _shorten(name)
-
-        def refuse(reason: str) -> RulesetError:
-            return RulesetError(variant.diagnostic(("extends",), f"extends '{shown}': {reason}"))
-
         folder = real_path(path.parent)
-
-        def check_place(target: Path) -> None:
-            if not is_inside(target, folder) and not self._allowed(target):
-                raise refuse(
-                    f"outside this ruleset's folder ({folder.name}/); a base must be inside it (symbolic links followed), "
-                    "a bundled ruleset, or allowed with --base-path"
-                )
-
         try:
-            target = real_path(folder / name)
-            check_place(target)
-            if not _exists(target):
-                bundled = bundled_ruleset(name)
-                if bundled is not None:
-                    return real_path(bundled)
-                raise refuse(f"no such file next to this one, and no bundled ruleset of that name ({', '.join(bundled_names())})")
-            if os.path.isdir(target):
-                target = real_path(target / "ruleset.yaml")
-                if not _exists(target):
-                    raise refuse("a folder without ruleset.yaml inside it")
-                check_place(target)
-            elif target.suffix not in RULESET_SUFFIXES:
-                raise refuse("give a bundled name, a folder holding ruleset.yaml or the path of a .yaml ruleset")
-        except OSError as error:
-            raise refuse(_reason(error)) from None
+            target, found = resolve_base(folder, name, self.allowed_bases)
+        except Refused as refusal:
+            raise RulesetError(variant.diagnostic(("extends",), f"extends '{_shorten(name)}': {refusal}")) from None
+        self.names.append(("extends", os.fspath(folder), name, found))
         return target
 
-    def _allowed(self, target: Path) -> bool:
-        return any(is_inside(target, allowed) for allowed in self.allowed_bases)
+    def leads_to(self, kind: str, folder: str, name: str) -> str | None:
+        """Where an ``include:`` or ``extends:`` name taken from ``folder`` leads now, as ``names`` records it;
+        None when it is refused now.  The cache asks this of every name an entry recorded."""
+        try:
+            if kind == "include":
+                return os.fspath(resolve_include(Path(folder), name))
+            if kind == "extends":
+                return resolve_base(Path(folder), name, self.allowed_bases)[1]
+        except (Refused, OSError):
+            return None
+        return None
+
+
+class Refused(Exception):
+    """A name in a ruleset that leads where it may not, or nowhere; the reason, worded to follow the name."""
+
+
+def resolve_include(folder: Path, name: str) -> Path:
+    """The real path an ``include:`` name leads to from ``folder`` (the including file's real folder).
+
+    The one place an include is resolved: the loader follows it, the cache
+    re-resolves it to know that an entry still answers for the same files.
+    Raises Refused when it leads outside ``folder``, OSError when it cannot be a path.
+    """
+    target = real_path(folder / name)
+    if Path(name).is_absolute() or not is_inside(target, folder):
+        raise Refused(f"must be a relative path inside {folder.name}/ (symbolic links are followed)")
+    return target
+
+
+def resolve_base(folder: Path, name: str, allowed_bases: tuple[Path, ...]) -> tuple[Path, str]:
+    """The real path of the base an ``extends:`` name leads to from ``folder``, and how it was found:
+    the real path as text, or ``bundled NAME`` (a bundled ruleset, no such name in ``folder``).
+
+    The one place a base is resolved (see :func:`resolve_include`).  Raises
+    Refused, with the reason, for a base it may not or cannot read.
+    """
+
+    def check_place(target: Path) -> None:
+        if not is_inside(target, folder) and not any(is_inside(target, allowed) for allowed in allowed_bases):
+            raise Refused(
+                f"outside this ruleset's folder ({folder.name}/); a base must be inside it (symbolic links followed), "
+                "a bundled ruleset, or allowed with --base-path"
+            )
+
+    try:
+        target = real_path(folder / name)
+        check_place(target)
+        if not _exists(target):
+            bundled = bundled_ruleset(name)
+            if bundled is not None:
+                return real_path(bundled), f"bundled {name}"
+            raise Refused(f"no such file next to this one, and no bundled ruleset of that name ({', '.join(bundled_names())})")
+        if os.path.isdir(target):
+            target = real_path(target / "ruleset.yaml")
+            if not _exists(target):
+                raise Refused("a folder without ruleset.yaml inside it")
+            check_place(target)
+        elif target.suffix not in RULESET_SUFFIXES:
+            raise Refused("give a bundled name, a folder holding ruleset.yaml or the path of a .yaml ruleset")
+    except OSError as error:
+        raise Refused(_reason(error)) from None
+    return target, os.fspath(target)
 
 
 def _allowed_bases(base_paths) -> tuple[Path, ...]:
