@@ -1750,10 +1750,11 @@ class _ProcedureCompiler:
                 f.need(need, source)
             f.line(f"def {trial}({g.params}):")
             f.lines.extend("    " + line for line in g.lines)
+        f.line("n = 0")
         f.line("while done < trials:")
         f.line("    if progress is not None and done % STEP == 0: progress(done, trials)")
-        f.line(f"    B.check_clock({body_pos})")
-        f.line("    n = min(STEP - done % STEP, trials - done, 4096)")
+        # the clock between batches lasting about Budget.BATCH_SECONDS, however long a play takes
+        f.line(f"    n = min(STEP - done % STEP, trials - done, B.next_batch(n, {body_pos}))")
         f.line("    done += n")
         f.line("    for _ in range(n):")
         f.indent += 2
@@ -1873,7 +1874,7 @@ class _PlayWriter:
         if kind is ir.CallProcedure:
             values = c.direct_call_inputs(f, s, e)
             if values is not None:
-                f.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, {values}, depth + 1, R)")
+                f.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, {values}, depth + 1, R, {c.pos(s)})")
                 return False
             given = "{" + ", ".join(f"{name!r}: {e(value)}" for name, value in s.args) + "}"
             trusted = c.module.ref(s.trusted, "t")

@@ -1,0 +1,153 @@
+"""Time budgets for whole commands: where the clock is read, and what one budget covers.
+
+- Monte Carlo reads the clock inside a play (resolved calls and dice drawn count
+  steps toward a read, Budget.step) and between batches of plays sized by how
+  long a play takes (Budget.next_batch), so a timeout holds however a play
+  spends its time.
+
+The clock is a fake here (``interpreter.limits.monotonic`` replaced): reads are
+counted and time passes only when a test says so, so nothing depends on how
+loaded the machine is.  tests/hostile/ holds the same cases through the
+command line, timed for real.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import procedure
+
+from interpreter import limits as limits_module
+from interpreter import resolve
+from interpreter.api import monte_carlo
+from interpreter.limits import Budget, LimitExceeded, Limits, TimeoutExceeded
+
+
+class FakeClock:
+    """``monotonic`` for interpreter.limits: counts its reads; ``now`` moves only when a test moves it,
+    or by ``tick`` seconds at every read."""
+
+    def __init__(self, tick: float = 0.0):
+        self.now = 1000.0
+        self.reads = 0
+        self.tick = tick
+
+    def __call__(self) -> float:
+        self.reads += 1
+        self.now += self.tick
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(limits_module, "monotonic", fake)
+    return fake
+
+
+def resolve_tree(levels: int, fan: int, *, choice: bool = False) -> dict[str, str]:
+    """Procedures p0 .. p{levels-1}: each resolves the next ``fan`` times; the last rolls a die.
+
+    With ``choice``, every procedure but p0 has a choice, so calls take the general path
+    (Run.call_play) instead of the direct one (Run.call_play_direct).
+    """
+    choices = '{side: {options: [a, b], default: a, rule: "r"}}' if choice else ""
+    procedures = {}
+    for level in range(levels - 1):
+        procedures[f"p{level}"] = procedure(
+            f"let t = 0\nfor k in 1 .. {fan} do\n  let r = resolve p{level + 1}()\n  set t = t + r.t\nend\noutcome v(t = t)",
+            choices=choices if level else "",
+        )
+    procedures[f"p{levels - 1}"] = procedure("let d = 1d6\noutcome v(t = d)", choices=choices)
+    return procedures
+
+
+# ---- Monte Carlo: the clock inside plays ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("choice", [False, True], ids=["direct calls", "general calls"])
+def test_a_play_of_resolved_calls_reads_the_clock(make_ruleset, clock, choice):
+    ruleset = make_ruleset(resolve_tree(4, 10, choice=choice))
+    # one play: p0 resolves p1 10 times, each p1 resolves p2 10 times, each p2 resolves p3 10 times:
+    # 10 + 100 + 1,000 = 1,110 resolved calls, CALL_STEPS (16) steps each: 17,760 steps, a read every
+    # CLOCK_STEPS (1,024): 17 reads inside the play.  Before, the calls cost nothing and the clock was
+    # read only before the batch of plays (and once for the deadline): 2 reads in all.
+    sample = monte_carlo(ruleset, "p0", trials=1, seed=3)
+    assert sample.counts[0][1] == 1
+    assert 1_110 * Budget.CALL_STEPS // Budget.CLOCK_STEPS == 17
+    assert clock.reads == 2 + 17
+
+
+def test_a_timeout_inside_a_play_stops_at_a_resolve(make_ruleset, clock):
+    ruleset = make_ruleset(resolve_tree(4, 10))
+    clock.tick = 0.6  # every read is 0.6 s later: the deadline (1 s) passes at the third read
+    with pytest.raises(TimeoutExceeded) as info:
+        monte_carlo(ruleset, "p0", trials=1_000, seed=3, limits=Limits(timeout=1))
+    (diagnostic,) = info.value.diagnostics
+    assert "stopped after 1 seconds (timeout;" in diagnostic.message
+    # reads: the deadline set, the first batch's read, then the first read inside the play: at a resolve
+    assert clock.reads == 3
+    assert "resolve p" in diagnostic.line_text and diagnostic.line_text[diagnostic.column - 1:].startswith("resolve p")
+
+
+def test_a_compiled_single_play_reads_the_clock_at_its_calls(make_ruleset, clock):
+    ruleset = make_ruleset(resolve_tree(4, 10))
+    clock.tick = 0.6
+    # resolve(trace=False) runs the compiled play (as `wartable test` does): its calls read the clock too
+    with pytest.raises(TimeoutExceeded):
+        resolve(ruleset, "p0", seed=1, trace=False, limits=Limits(timeout=1))
+    assert resolve(ruleset, "p0", seed=1, trace=False, limits=Limits(timeout=None)).outcome.name == "v"
+
+
+def test_dice_drawn_in_a_play_read_the_clock(one_procedure, clock):
+    # a roll of `n` dice (not a constant count up to 4) draws its dice one by one: each die is a step.
+    # One play: 5 rolls of 1,000 dice; a read when 1,024 steps are spent, and the count starts again:
+    # at the 2nd roll (2,000 steps) and the 4th (2,000 more): 2 reads inside the play, 4 in all with
+    # the deadline's and the batch's.  Before, none inside (the dice cost no work, there is no loop).
+    ruleset = one_procedure("let a = dice(n, 6)\nlet b = dice(n, 6)\nlet c = dice(n, 6)\nlet d = dice(n, 6)\nlet e = dice(n, 6)\n"
+                            "outcome v(t = a + b + c + d + e)", inputs="{n: {type: int, default: 1000}}")
+    monte_carlo(ruleset, "p", trials=1, seed=1)
+    assert clock.reads == 2 + 2
+
+
+def test_monte_carlo_batches_last_about_batch_seconds(clock):
+    budget = Budget(Limits(timeout=100))
+    assert budget.next_batch(0, None) == 1  # the first batch: one play, to measure it
+    clock.now += 0.5  # that play took 0.5 s, more than a batch should: one play at a time
+    assert budget.next_batch(1, None) == 1
+    clock.now += 0.001  # a play of 1 ms: 0.02 s / 0.001 s = 20 plays, but at most double the last batch
+    assert budget.next_batch(1, None) == 2
+    clock.now += 0.002
+    assert budget.next_batch(2, None) == 4
+    clock.now += 0.004
+    assert budget.next_batch(4, None) == 8
+    clock.now += 0.008
+    assert budget.next_batch(8, None) == 16
+    clock.now += 0.016
+    assert budget.next_batch(16, None) == 20  # 16 plays in 16 ms: 20 plays make 20 ms
+    clock.now += 1e-7
+    assert budget.next_batch(2048, None) == Budget.MAX_BATCH  # fast plays: 4,096 at most
+    clock.now += 200  # past the deadline: the next read stops the run
+    with pytest.raises(TimeoutExceeded):
+        budget.next_batch(4096, None)
+
+
+def test_without_a_timeout_batches_are_as_large_as_before(clock):
+    budget = Budget(Limits(timeout=None))
+    assert budget.next_batch(0, None) == Budget.MAX_BATCH == 4096
+    assert clock.reads == 0  # no deadline: the clock is never read
+
+
+def test_monte_carlo_of_slow_plays_reads_the_clock_every_few_plays(one_procedure, clock):
+    # each play: a loop of 800 rounds, 4,000 units of work, under the chunk (4,096) in which a loop
+    # reports its work: nothing reaches the budget.  The clock moves 0.1 s at each read, as if a
+    # play took that long: the batches stay one play long, so 20 plays read the clock 20 times
+    # (plus once for the deadline).  Before, one read for the whole batch of 20.
+    ruleset = one_procedure("let t = 1d6\nfor i in 1 .. 800 do\n  set t = (t + i * 7) % 1000\nend\noutcome v(t = t)")
+    clock.tick = 0.1
+    monte_carlo(ruleset, "p", trials=20, seed=1, limits=Limits(timeout=100))
+    assert clock.reads == 1 + 20
+
+
+def test_the_timeout_is_a_limit_exceeded():
+    # callers that catch LimitExceeded still catch a timeout; `test` tells the two apart
+    assert issubclass(TimeoutExceeded, LimitExceeded)
