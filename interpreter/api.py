@@ -190,14 +190,18 @@ def resolve(
     choices: Mapping[str, str] | None = None,
     trace: bool = True,
     limits: Limits | None = None,
+    budget: Budget | None = None,
     engine: str = "compiled",
 ) -> Resolution:
     """Resolve ``procedure`` once: scripted ``dice``, a ``seed``, or a fresh seed (reported).
 
     ``trace=True`` records every step (the evaluator runs the play);
     ``trace=False`` runs the compiled code, unless ``engine="reference"``.
+    ``budget`` lets several calls share one budget (one command's timeout), as in ``odds``.
     """
-    compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
+    if budget is not None and not isinstance(budget, Budget):
+        raise _misuse(f"budget is a Budget(...), not {type(budget).__name__}")
+    compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
     engine = _engine(engine)
     if dice is not None and seed is not None:
         raise _misuse("give scripted dice or a seed, not both")
@@ -214,11 +218,11 @@ def resolve(
     if trace or engine == "reference":
         from .evaluator import Executor
 
-        executor = Executor(ruleset, dice=source, choices=choices, trace=bool(trace), limits=limits)
+        executor = Executor(ruleset, dice=source, choices=choices, trace=bool(trace), limits=limits, budget=budget)
         (outcome,) = executor.run_procedure(compiled, prepared).weights
         events = tuple(executor.trace or ())
     else:
-        outcome = ruleset.program(procedure).run_play(Run(ruleset, limits, choices=dict(choices or {})), prepared, source.roll)
+        outcome = ruleset.program(procedure).run_play(Run(ruleset, limits, budget, choices=dict(choices or {})), prepared, source.roll)
         events = ()
     return Resolution(
         ruleset.name,

@@ -404,7 +404,8 @@ def _check(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> i
 
 def _test(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from . import results
-    from .examples import run_examples
+    from .examples import run_example
+    from .limits import Budget
     from .render import text_diagnostic, text_example, text_test_summary
     from .reporters import github_test, junit_test
     from .resources import bundled_names
@@ -412,10 +413,14 @@ def _test(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     output = _output_format(args)
     names = args.rulesets or bundled_names()
     limits = _limits(args, command_line)
+    # every ruleset loaded first: the timeout, one for all the examples (see examples.py), is for
+    # running them, not for reading files (loading has budgets of its own)
+    rulesets = [_load(name, command_line, args) for name in names]
+    budget = Budget(limits)
     examples = []
-    for name in names:
-        ruleset = _load(name, command_line, args)
-        for result in run_examples(ruleset, limits=limits):
+    for ruleset in rulesets:
+        for example in ruleset.examples:  # one at a time: what ran is printed if the time runs out
+            result = run_example(ruleset, example, budget=budget)
             entry = results.example_result(ruleset, result)
             examples.append(entry)
             if output == "text":

@@ -13,12 +13,17 @@ command line, timed for real.
 
 from __future__ import annotations
 
+import io
+
 import pytest
-from conftest import procedure
+from conftest import procedure, ruleset_text
 
 from interpreter import limits as limits_module
 from interpreter import resolve
-from interpreter.api import monte_carlo
+from interpreter.api import monte_carlo, odds
+from interpreter.cli import main
+from interpreter.errors import UsageError
+from interpreter.examples import run_examples
 from interpreter.limits import Budget, LimitExceeded, Limits, TimeoutExceeded
 
 
@@ -151,3 +156,86 @@ def test_monte_carlo_of_slow_plays_reads_the_clock_every_few_plays(one_procedure
 def test_the_timeout_is_a_limit_exceeded():
     # callers that catch LimitExceeded still catch a timeout; `test` tells the two apart
     assert issubclass(TimeoutExceeded, LimitExceeded)
+
+
+# ---- `wartable test`: one budget for the command ----------------------------------------------------------------
+
+SLOW = procedure("let t = 0\nfor i in 1 .. 6 do\n  set t = t + 1d6\nend\noutcome v(t = t % 3)", inputs="{k: {type: int}}")
+
+
+def examples_text(count: int) -> str:
+    """``count`` examples of SLOW, one a line: example i is on line EXAMPLES_LINE + i, its name at column 12."""
+    return "examples:\n" + "".join(
+        f'  - {{name: "e {i}", procedure: p, inputs: {{k: {i}}}, odds: [{{outcome: v, probability: 1}}]}}\n' for i in range(count)
+    )
+
+
+def test_the_examples_of_a_command_share_its_timeout(tmp_path, monkeypatch, clock):
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(ruleset_text({"p": SLOW}, extra=examples_text(50)), encoding="utf-8")
+    first_example_line = path.read_text(encoding="utf-8").splitlines().index('examples:') + 2
+    monkeypatch.chdir(tmp_path)
+    clock.tick = 0.2  # every read of the clock 0.2 s later: 1 s is 5 reads (one as each example starts)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = main(["test", "ruleset.yaml", "--timeout", "1"], stdout=stdout, stderr=stderr)
+    assert code == 1 and "Traceback" not in stderr.getvalue()
+    first = stderr.getvalue().splitlines()[0]
+    passed = stdout.getvalue().splitlines()
+    # the examples that ran are printed, then the one that ran out is named at its line, name and all;
+    # before, each example had 1 s of its own and all 50 passed
+    stopped = len(passed)
+    assert 1 <= stopped < 50
+    assert all(line.startswith(f"ok   t: e {i} ") for i, line in enumerate(passed))
+    assert first == (f"ruleset.yaml:{first_example_line + stopped}:12: example 'e {stopped}' ran out of time: "
+                     "stopped after 1 seconds (timeout; raise it with --timeout SECONDS (0 for no limit) or Limits(timeout=...))")
+
+
+def test_the_timeout_counts_from_the_first_example_not_from_loading(tmp_path, monkeypatch, clock):
+    # loading reads no clock of the budget's; the budget is made once every ruleset is loaded
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(ruleset_text({"p": SLOW}, extra=examples_text(3)), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert main(["test", "ruleset.yaml", "--timeout", "1"], stdout=stdout, stderr=stderr) == 0
+    assert stdout.getvalue().splitlines()[-1] == "3 passed, 0 failed"
+
+
+def test_each_computation_of_the_examples_keeps_the_whole_work_budget(make_ruleset):
+    ruleset = make_ruleset({"p": SLOW}, extra=examples_text(3))
+    budget = Budget(Limits())
+    odds(ruleset, "p", {"k": 0}, budget=budget)
+    one = budget.work  # the work of one example's odds
+    # three examples under a work budget of 1.5 examples: each passes (the budget is shared for time only)
+    results = run_examples(ruleset, limits=Limits(max_work=one * 3 // 2))
+    assert [r.passed for r in results] == [True, True, True]
+    # and an example needing more than the budget still fails on its own, the others running on
+    failing = run_examples(ruleset, limits=Limits(max_work=one // 2))
+    assert [r.passed for r in failing] == [False, False, False]
+    assert all("units of work (max_work" in r.problems[0].message for r in failing)
+
+
+def test_resolve_takes_a_shared_budget(make_ruleset, clock):
+    ruleset = make_ruleset(resolve_tree(3, 10))
+    budget = Budget(Limits(timeout=1))
+    assert resolve(ruleset, "p0", seed=1, trace=False, budget=budget).outcome.name == "v"
+    clock.now += 2  # the budget's time is spent: the next call sharing it stops at its first read
+    with pytest.raises(TimeoutExceeded):
+        resolve(ruleset, "p0", seed=1, trace=False, budget=budget)
+    with pytest.raises(TimeoutExceeded):
+        resolve(ruleset, "p0", seed=1, trace=True, budget=budget)  # the evaluator shares it too
+    with pytest.raises(UsageError, match="budget is a Budget"):
+        resolve(ruleset, "p0", seed=1, budget=Limits())
+
+
+def test_a_timeout_inside_an_example_says_where_the_procedure_was(make_ruleset, clock):
+    tree = resolve_tree(4, 10)
+    dice = ", ".join(["3"] * 1_000)  # one die for each of the 1,000 leaves
+    ruleset = make_ruleset(tree, extra=f'examples:\n  - {{name: "deep", procedure: p0, dice: [{dice}], expect: {{outcome: v}}}}')
+    clock.tick = 0.6  # reads: the deadline's, the example's start (0.6 s), then the first inside the play (1.2 s)
+    with pytest.raises(TimeoutExceeded) as info:
+        run_examples(ruleset, limits=Limits(timeout=1))
+    at_example, inside = info.value.diagnostics
+    assert at_example.message.startswith("example 'deep' ran out of time: stopped after 1 seconds (timeout;")
+    assert at_example.line_text.strip().startswith('- {name: "deep"')
+    assert inside.message.startswith("stopped after 1 seconds") and "resolve p" in inside.line_text
+    assert clock.reads == 3
