@@ -220,7 +220,7 @@ def resolve(
 
         executor = Executor(ruleset, dice=source, choices=choices, trace=bool(trace), limits=limits, budget=budget)
         (outcome,) = executor.run_procedure(compiled, prepared).weights
-        events = tuple(executor.trace or ())
+        events = executor.trace.events() if executor.trace is not None else ()
     else:
         outcome = ruleset.program(procedure).run_play(Run(ruleset, limits, budget, choices=dict(choices or {})), prepared, source.roll)
         events = ()

@@ -66,6 +66,10 @@ class Limits:
     max_call_depth: int = 64
     # Outcome distributions remembered for procedures resolved with the same inputs.
     max_memo_entries: int = 10_000
+    # Steps a traced play keeps: the first half and the last half, with a count of those left out
+    # between (a 150,000-round loop's whole trace took 387 MB).  The longest bundled trace, a
+    # fifteen-a-side eia battle, has 3,360 steps.
+    max_trace_steps: int = 10_000
 
     def __post_init__(self) -> None:
         for spec in fields(self):

@@ -25,6 +25,8 @@ from interpreter.cli import main
 from interpreter.errors import UsageError
 from interpreter.examples import run_examples
 from interpreter.limits import Budget, LimitExceeded, Limits, TimeoutExceeded
+from interpreter.results import resolution
+from interpreter.trace import BoundedTrace, TraceEvent, describe
 
 
 class FakeClock:
@@ -239,3 +241,59 @@ def test_a_timeout_inside_an_example_says_where_the_procedure_was(make_ruleset, 
     assert at_example.line_text.strip().startswith('- {name: "deep"')
     assert inside.message.startswith("stopped after 1 seconds") and "resolve p" in inside.line_text
     assert clock.reads == 3
+
+
+# ---- `run`: a bounded trace -------------------------------------------------------------------------------------
+
+
+def step(number: int) -> TraceEvent:
+    return TraceEvent("set", None, 0, "", (("step", "set"), ("name", "t"), ("value", number)))
+
+
+def test_a_bounded_trace_keeps_its_head_and_tail_and_counts_the_rest():
+    trace = BoundedTrace(4)
+    for number in range(10):
+        trace.append(step(number))
+    # 10 steps, 4 kept: steps 0 and 1 (the head), 8 and 9 (the tail); 2 .. 7 left out, 6 of them
+    *head, gap, last_two, last = trace.events()
+    assert [e.get("value") for e in (*head, last_two, last)] == [0, 1, 8, 9]
+    assert (gap.kind, gap.get("step"), gap.get("count")) == ("note", "omitted", 6)
+    assert describe(gap) == "... 6 steps left out (max_trace_steps: the first 2 and the last 2 are kept) ..."
+
+
+def test_a_trace_within_the_bound_is_whole():
+    trace = BoundedTrace(4)
+    for number in range(4):
+        trace.append(step(number))
+    assert [e.get("value") for e in trace.events()] == [0, 1, 2, 3]
+    odd = BoundedTrace(3)  # an odd bound: the head has the extra step
+    for number in range(5):
+        odd.append(step(number))
+    assert [e.get("value") for e in odd.events()] == [0, 1, None, 4]
+
+
+LOOP = "let t = 0\nfor i in 1 .. 300 do\n  set t = t + 1\nend\noutcome v(t = t)"
+
+
+def test_a_long_play_keeps_max_trace_steps(one_procedure):
+    ruleset = one_procedure(LOOP)
+    whole = resolve(ruleset, "p", seed=1, limits=Limits(max_trace_steps=1_000)).trace
+    # `let t = 0`, 300 rounds of `set`, the outcome: 302 steps, all kept under a bound of 1,000
+    assert len(whole) == 302 and whole[-1].kind == "outcome"
+    kept = resolve(ruleset, "p", seed=1, limits=Limits(max_trace_steps=100)).trace
+    # 50 first, one step for the 202 left out, 50 last
+    assert len(kept) == 101
+    assert kept[:50] == whole[:50] and kept[51:] == whole[-50:]
+    assert kept[50].get("step") == "omitted" and kept[50].get("count") == 202
+    # JSON keeps the step too, with its words and its count
+    gap = resolution(resolve(ruleset, "p", seed=1, limits=Limits(max_trace_steps=100)))["trace"][50]
+    assert (gap["kind"], gap["step"], gap["count"], gap["message"]) == (
+        "note", "omitted", 202, "... 202 steps left out (max_trace_steps: the first 50 and the last 50 are kept) ...")
+
+
+def test_the_default_bound_keeps_ten_thousand_steps(one_procedure):
+    ruleset = one_procedure("let t = 0\nfor i in 1 .. 100 do\n  for j in 1 .. 150 do\n    set t = t + 1\n  end\nend\noutcome v(t = t)")
+    trace = resolve(ruleset, "p", seed=1).trace
+    # 1 + 15,000 + 1 = 15,002 steps: 5,000 + 5,000 kept, 5,002 left out, one step saying so
+    assert Limits().max_trace_steps == 10_000
+    assert len(trace) == 10_001 and trace[5_000].get("count") == 5_002
