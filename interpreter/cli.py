@@ -542,9 +542,11 @@ def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, s
     def progress(done: int, total: int) -> None:
         print(f"\r{done * 100 // total:3d}% of {total} trials", end="", file=stderr, flush=True)
 
-    sample = monte_carlo(ruleset, args.procedure, inputs, trials=trials, seed=seed, choices=choices, progress=progress if show_progress else None, limits=limits)
-    if show_progress:
-        print("\r" + " " * 40 + "\r", end="", file=stderr)
+    try:
+        sample = monte_carlo(ruleset, args.procedure, inputs, trials=trials, seed=seed, choices=choices, progress=progress if show_progress else None, limits=limits)
+    finally:  # a breach (the timeout) is printed on a clean line
+        if show_progress:
+            print("\r" + " " * 40 + "\r", end="", file=stderr)
     document = results.sample(sample, by=by, digits=digits)
     if args.json:
         _print_json(document, stdout)

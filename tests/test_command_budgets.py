@@ -155,6 +155,23 @@ def test_monte_carlo_of_slow_plays_reads_the_clock_every_few_plays(one_procedure
     assert clock.reads == 1 + 20
 
 
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_timeout_on_a_terminal_is_printed_on_a_clean_line(tmp_path, monkeypatch, clock):
+    (tmp_path / "ruleset.yaml").write_text(ruleset_text(resolve_tree(4, 10)), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    clock.tick = 0.3
+    stdout, stderr = io.StringIO(), Terminal()
+    code = main(["run", "ruleset.yaml", "p0", "--n", "10000", "--seed", "1", "--timeout", "1"], stdout=stdout, stderr=stderr)
+    shown = stderr.getvalue()
+    assert code == 1 and "% of 10000 trials" in shown  # the progress line was there
+    # the progress line is rubbed out (spaces, then a carriage return) before the message
+    assert shown.split("\r")[-1].startswith("ruleset.yaml:") and "stopped after 1 seconds (timeout" in shown
+
+
 def test_the_timeout_is_a_limit_exceeded():
     # callers that catch LimitExceeded still catch a timeout; `test` tells the two apart
     assert issubclass(TimeoutExceeded, LimitExceeded)
