@@ -116,6 +116,21 @@ def test_dice_drawn_in_a_play_read_the_clock(one_procedure, clock):
     assert clock.reads == 2 + 2
 
 
+LONG_ROUNDS = "let t = 0\nfor i in 1 .. 100000 do\n  set t = (t + " + " + ".join(f"i * {k}" for k in range(3, 23)) + ") % 1000\nend\noutcome v(t = t)"
+
+
+def test_a_loop_of_long_rounds_reports_its_work_as_it_goes(one_procedure, clock):
+    # one statement of 20 products, 60-odd nodes a round (more than LONG_ROUND): the round reports its
+    # work when it passes the chunk (4,096 units), so the budget and the clock see the loop as it runs.
+    # Work: 100,000 range items at once, then 4 a round: 500,000 units, a read every 20,000 or so:
+    # about 20 reads inside the loop (21 in all with the deadline's: the play rolls no die, so Monte
+    # Carlo runs it once, before any batch).  Before, the rounds were counted after the last one:
+    # 2 reads in all, the deadline's and one after the loop.
+    ruleset = one_procedure(LONG_ROUNDS)
+    monte_carlo(ruleset, "p", trials=1, seed=1)
+    assert clock.reads >= 1 + 15, clock.reads
+
+
 def test_monte_carlo_batches_last_about_batch_seconds(clock):
     budget = Budget(Limits(timeout=100))
     assert budget.next_batch(0, None) == 1  # the first batch: one play, to measure it
