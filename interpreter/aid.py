@@ -314,7 +314,7 @@ def colour(t: float) -> tuple[str, str]:
 
 
 def _fraction_text(p: Fraction) -> str:
-    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+    return results.shown_value(p)  # approximated when too long to read (str() fails past 4,300 digits)
 
 
 def _heat_cell(value: Fraction | None, kind: str, low: Fraction, high: Fraction) -> str:
@@ -504,6 +504,12 @@ def _inputs_text(spec: HeatMapSpec) -> str:
 
 def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[str, dict[str, str]] | None = None) -> tuple[str, dict]:
     """The page, and a summary of what is in it (for ``aid --json``)."""
+    from .arguments import check_type
+    from .compiled_ruleset import CompiledRuleset
+
+    check_type(ruleset, CompiledRuleset, "the ruleset", "a ruleset from load_ruleset(...)")
+    check_type(limits, Limits, "limits", "a Limits(...)", optional=True)
+    check_type(codes, dict, "codes", "a mapping of table names to {code: meaning}", optional=True)
     from .cli import version
 
     problems = aid_problems(ruleset)

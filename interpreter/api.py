@@ -19,11 +19,12 @@ from __future__ import annotations
 import gc
 import itertools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from . import ir
+from .arguments import API_INPUT, check_callable, check_known, check_names, check_type, misuse, whole_number
 from .compiled_ruleset import CompiledRuleset, input_plan
 from .dice import ScriptedDice, SeededDice, fresh_seed
 from .errors import Source, UsageError
@@ -42,11 +43,7 @@ DEFAULT_LIMITS = Limits()
 ZERO = Fraction(0)
 
 SEED_BITS = 32
-API_INPUT = "<inputs>"
-
-
-def _misuse(message: str) -> UsageError:
-    return UsageError(Source(API_INPUT, "").diagnostic(1, 1, message))
+_misuse = misuse  # the shared checks of every public function: interpreter/arguments.py
 
 
 def _checked_call(
@@ -100,12 +97,7 @@ def _engine(engine: Any) -> str:
     return engine
 
 
-def _whole_number(value: Any, what: str, *, low: int, bits: int = 64) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _misuse(f"{what} must be a whole number, not {type(value).__name__}")
-    if value < low or value.bit_length() > bits:
-        raise _misuse(f"{what} must be a whole number from {low} to 2**{bits} - 1")
-    return value
+_whole_number = whole_number
 
 
 def procedure_of(ruleset: Ruleset, name: str) -> ir.CompiledProcedure:
@@ -199,10 +191,10 @@ def resolve(
     ``trace=False`` runs the compiled code, unless ``engine="reference"``.
     ``budget`` lets several calls share one budget (one command's timeout), as in ``odds``.
     """
-    if budget is not None and not isinstance(budget, Budget):
-        raise _misuse(f"budget is a Budget(...), not {type(budget).__name__}")
+    check_type(budget, Budget, "budget", "a Budget (or None)", optional=True)
     compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
     engine = _engine(engine)
+    check_type(trace, bool, "trace", "True or False")
     if dice is not None and seed is not None:
         raise _misuse("give scripted dice or a seed, not both")
     if dice is not None:
@@ -247,9 +239,21 @@ class Distribution:
     outcomes: tuple[tuple[OutcomeValue, Fraction], ...]  # most likely first
     truncated: Fraction = Fraction(0)
     illustrative_tables: tuple[str, ...] = ()  # see Resolution
+    # The procedure's outcome type, to tell a misspelt field from one no outcome here carries.
+    outcome_type: Any = field(default=None, compare=False, repr=False)
 
     def probability(self, name: str, **fields: Any) -> Fraction:
-        """Total probability of outcomes called ``name`` whose fields match ``fields``."""
+        """Total probability of outcomes called ``name`` whose fields match ``fields``.
+
+        A field no outcome called ``name`` can carry is a mistake (UsageError naming the closest),
+        not a probability of 0.
+        """
+        if type(name) is not str:
+            raise misuse(f"an outcome is named by a string, not {type(name).__name__}")
+        if fields:
+            carried = [k for outcome, _ in self.outcomes if outcome.name == name for k, _ in outcome.fields]
+            if carried or self.outcome_type is not None:
+                check_known(fields, carried + self._declared_fields(), f"outcome '{name}'", "field")
         return sum(
             (p for outcome, p in self.outcomes if outcome.name == name and all(outcome.get(k) == v for k, v in fields.items())),
             Fraction(0),
@@ -266,9 +270,14 @@ class Distribution:
 
         ``odds(...).marginal(["hits"]).probability(2)`` is the chance of exactly 2 hits.
         """
-        from .summaries import marginal
+        from .summaries import OUTCOME, fields_of, marginal
 
-        return marginal(self, _field_names(fields))
+        names = _field_names(fields)
+        check_known(names, [OUTCOME, *self._declared_fields(), *fields_of(o for o, _ in self.outcomes)], f"procedure '{self.procedure}'", "field")
+        return marginal(self, names)
+
+    def _declared_fields(self) -> list[str]:
+        return [name for name, _ in getattr(self.outcome_type, "fields", ())]
 
     def means(self):
         """The exact mean of every numeric outcome field: {field: Mean(field, value, probability)}."""
@@ -332,7 +341,8 @@ def _odds(ruleset: Ruleset, procedure: str, inputs, choices, limits, budget, eng
             weights, denom = program.exact(Run(ruleset, DEFAULT_LIMITS, None, None), values, 0)
             outcomes, total = program.distribution(weights, denom)
             truncated = ZERO if total == denom else (1 - Fraction(total, denom) if weights else Fraction(1))
-            return _distribution(ruleset.name, procedure, prepared, outcomes, truncated, ruleset.illustrative_tables(procedure))
+            return _distribution(ruleset, procedure, prepared, outcomes, truncated)
+    check_type(budget, Budget, "budget", "a Budget (or None)", optional=True)
     compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
     if engine == "compiled":
         program = ruleset.program(procedure)
@@ -354,7 +364,7 @@ def _odds(ruleset: Ruleset, procedure: str, inputs, choices, limits, budget, eng
     # Every path ends in an outcome (checked at load), so the mass missing from
     # the outcomes is exactly what `while` bounds dropped.
     truncated = ZERO if total == denom else (1 - Fraction(total, denom) if weights else Fraction(1))
-    return _distribution(ruleset.name, procedure, prepared, outcomes, truncated, ruleset.illustrative_tables(procedure))
+    return _distribution(ruleset, procedure, prepared, outcomes, truncated)
 
 
 def _made(cls, **fields):
@@ -365,12 +375,12 @@ def _made(cls, **fields):
     return made
 
 
-def _distribution(ruleset: str, procedure: str, inputs: dict, outcomes: tuple, truncated: Fraction, illustrative: tuple) -> Distribution:
+def _distribution(ruleset: CompiledRuleset, procedure: str, inputs: dict, outcomes: tuple, truncated: Fraction) -> Distribution:
     """``_made(Distribution, ...)`` without the keyword arguments (the commonest result, made most often)."""
     made = _new(Distribution)
     _set(made, "__dict__", {
-        "ruleset": ruleset, "procedure": procedure, "inputs": inputs, "outcomes": outcomes, "truncated": truncated,
-        "illustrative_tables": illustrative,
+        "ruleset": ruleset.name, "procedure": procedure, "inputs": inputs, "outcomes": outcomes, "truncated": truncated,
+        "illustrative_tables": ruleset.illustrative_tables(procedure), "outcome_type": ruleset.compiled[procedure].outcome_type,
     })
     return made
 
@@ -467,6 +477,8 @@ def odds_by_choice(
     ``progress(work)`` is called now and then with the units of work spent so far.
     """
     _, _, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
+    _whole_number(max_combinations, "max_combinations", low=1)
+    check_callable(progress, "progress")
     budget = Budget(limits, on_clock=progress)
     fixed = dict(choices or {})
     open_choices = [c for c in reachable_choices(ruleset, procedure) if c.name not in fixed]
@@ -516,17 +528,21 @@ class Sample:
         """The standard error of the share of outcomes called ``name`` (with ``fields``)."""
         import math
 
+        if type(name) is not str:
+            raise misuse(f"an outcome is named by a string, not {type(name).__name__}")
+        if fields:  # fields the sampled outcomes called ``name`` carry (a sample holds no outcome type)
+            carried = [k for outcome, _ in self.counts if outcome.name == name for k, _ in outcome.fields]
+            if carried:
+                check_known(fields, carried, f"outcome '{name}'", "field")
         count = sum(c for o, c in self.counts if o.name == name and all(o.get(k) == v for k, v in fields.items()))
         share = count / self.trials
         return math.sqrt(share * (1 - share) / self.trials)
 
 
 def _field_names(fields: Any) -> tuple[str, ...]:
-    if isinstance(fields, str):
-        fields = [fields]
-    names = tuple(fields)
-    if not names or not all(isinstance(name, str) for name in names):
-        raise _misuse("fields are named by strings (\"outcome\" for the outcome's name)")
+    names = check_names(fields, "fields (\"outcome\" for the outcome's name)")
+    if not names:
+        raise _misuse("fields are named by strings (\"outcome\" for the outcome's name): name at least one")
     return names
 
 
@@ -547,6 +563,7 @@ def monte_carlo(
     Each play has the whole work budget to itself; the timeout holds for the whole run.
     Both engines draw the same dice from the same seed, so they count the same outcomes.
     """
+    check_callable(progress, "progress")
     fast = None
     if engine == "compiled" and choices is None and limits is None and type(ruleset) is CompiledRuleset:
         fast = _plain_call(ruleset, procedure, inputs)  # the common call, checked in one pass

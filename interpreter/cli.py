@@ -277,10 +277,13 @@ def _add_limit_options(command: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
+    stdout = _printable(stdout or sys.stdout)
+    stderr = _printable(stderr or sys.stderr)
     command_line = CommandLine(argv)
     as_json = _wants_json(argv)
+    if _wants_github(argv):
+        stdout = _printable(stdout, commands_are_ours=True)
+        stderr = _printable(stderr, commands_are_ours=True, kind=_GitHubErrors)
     try:
         parser = build_parser(command_line, _command_named(argv))
         if argv[:1] == ["--version"]:
@@ -305,6 +308,57 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return _fail(interrupt, 130, as_json, stdout, stderr)
 
 
+class _Printable:
+    """A text stream that writes only what a terminal shows as text (``errors.printable``, newlines kept),
+    where user text never starts a line with ``:``.
+
+    The last guard at the output boundary: every reporter already escapes the
+    ruleset strings it formats, and this catches whatever else a command
+    prints (the HTML page, a CSV cell, a line cli.py words itself).  The
+    progress lines' own carriage returns go to ``raw``.
+
+    A CI runner reads each line of both streams, leading blanks trimmed, as a
+    possible workflow command (``::add-mask::``, ``::stop-commands::``): an
+    echoed source line or a CSV cell could be one.  So a ``:`` first on a line
+    (after blanks) is written ``\\x3a``, except where the commands are
+    wartable's own (``commands_are_ours``: the GitHub annotations, whose user
+    text is escaped so that it cannot start a line).  ``_blank`` remembers,
+    between writes to this one stream, whether the line so far is blank.
+    """
+
+    def __init__(self, stream: TextIO, *, commands_are_ours: bool = False):
+        self.raw: TextIO = stream.raw if isinstance(stream, _Printable) else stream
+        self.commands_are_ours = commands_are_ours
+        self._blank = True
+
+    def write(self, text: str) -> int:
+        from .errors import printable
+
+        text = printable(text, newlines=True)
+        if not self.commands_are_ours:
+            text = self._no_command_lines(text)
+        return self.raw.write(text)
+
+    def _no_command_lines(self, text: str) -> str:
+        lines = text.split("\n")
+        for index, line in enumerate(lines):
+            if index == 0 and not self._blank:
+                continue
+            body = line.lstrip()
+            if body.startswith(":"):
+                lines[index] = line[: len(line) - len(body)] + "\\x3a" + body[1:]
+        self._blank = (self._blank or len(lines) > 1) and not lines[-1].strip()
+        return "\n".join(lines)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def _printable(stream: TextIO, *, commands_are_ours: bool = False, kind: type[_Printable] | None = None) -> TextIO:
+    """``stream`` behind a :class:`_Printable` (or ``kind``), typed as the text stream it stands for."""
+    return (kind or _Printable)(stream, commands_are_ours=commands_are_ours)  # type: ignore[return-value]  # a duck-typed TextIO
+
+
 def _command_named(argv: list[str]) -> str:
     """The command the arguments name (the first one not an option: the top level takes no values), or ''
     when there is none or the top level's own --help comes first (it lists every command)."""
@@ -314,6 +368,13 @@ def _command_named(argv: list[str]) -> str:
         if not arg.startswith("-"):
             return arg
     return ""
+
+
+def _wants_github(argv: list[str]) -> bool:
+    """Did the user ask for GitHub annotations (so that errors come as annotations too)?"""
+    if "--format=github" in argv:
+        return True
+    return any(arg == "--format" and argv[index + 1] == "github" for index, arg in enumerate(argv[:-1]))
 
 
 def _wants_json(argv: list[str]) -> bool:
@@ -328,12 +389,36 @@ def _fail(error: BaseException, code: int, as_json: bool, stdout: TextIO, stderr
     from . import results
 
     if as_json:
-        print(json.dumps(results.error(error, code), indent=2, ensure_ascii=False), file=stdout)
+        _print_json(results.error(error, code), stdout)
     if code == 130:
         print("wartable: interrupted", file=stderr)
+    elif isinstance(stderr, _GitHubErrors):
+        stderr.annotate(error)
     else:
         print(error.format(), file=stderr)  # type: ignore[attr-defined]
     return code
+
+
+def _raw(stream: TextIO) -> TextIO:
+    """The stream under a ``_Printable``: for the progress lines, whose carriage returns are ours."""
+    return stream.raw if isinstance(stream, _Printable) else stream
+
+
+class _GitHubErrors(_Printable):
+    """stderr under ``--format github``: a user error comes as ``::error`` annotations.
+
+    The Actions runner reads every line of stderr too as a possible workflow
+    command (``::add-mask::``, ``::stop-commands::``); a ruleset that fails to
+    load would have its lines echoed there.  Annotations escape line breaks,
+    so no user text starts a line.
+    """
+
+    def annotate(self, error: BaseException) -> None:
+        from . import results
+        from .reporters import github_annotation
+
+        for diagnostic in getattr(error, "diagnostics", ()):
+            print(github_annotation(results.diagnostic(diagnostic), "wartable"), file=self)
 
 
 def _output_format(args) -> str:
@@ -341,7 +426,14 @@ def _output_format(args) -> str:
 
 
 def _print_json(document: Any, stdout: TextIO) -> None:
-    print(json.dumps(document, indent=2, ensure_ascii=False), file=stdout)
+    print(_json_text(document), file=stdout)
+
+
+def _json_text(document: Any) -> str:
+    """``document`` as JSON, with UTF-8 kept (see ``errors.printable_json``)."""
+    from .errors import printable_json
+
+    return printable_json(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 # ---- commands -------------------------------------------------------------------------
@@ -527,7 +619,7 @@ def _work_progress(stderr: TextIO) -> Callable[[int], None]:
         now = time.monotonic()
         if now - shown[0] >= 0.5:
             shown[0] = now
-            print(f"\rexact odds: {now - start:5.1f} s, {work:,} units of work (Ctrl-C stops)", end="", file=stderr, flush=True)
+            print(f"\rexact odds: {now - start:5.1f} s, {work:,} units of work (Ctrl-C stops)", end="", file=_raw(stderr), flush=True)
 
     return progress
 
@@ -540,13 +632,13 @@ def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, s
     show_progress = trials >= 10_000 and stderr.isatty()
 
     def progress(done: int, total: int) -> None:
-        print(f"\r{done * 100 // total:3d}% of {total} trials", end="", file=stderr, flush=True)
+        print(f"\r{done * 100 // total:3d}% of {total} trials", end="", file=_raw(stderr), flush=True)
 
     try:
         sample = monte_carlo(ruleset, args.procedure, inputs, trials=trials, seed=seed, choices=choices, progress=progress if show_progress else None, limits=limits)
     finally:  # a breach (the timeout) is printed on a clean line
         if show_progress:
-            print("\r" + " " * 40 + "\r", end="", file=stderr)
+            print("\r" + " " * 40 + "\r", end="", file=_raw(stderr))
     document = results.sample(sample, by=by, digits=digits)
     if args.json:
         _print_json(document, stdout)
@@ -571,7 +663,7 @@ def _odds(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     found = odds_by_choice(ruleset, args.procedure, inputs, choices=choices, limits=_limits(args, command_line),
                            progress=_work_progress(stderr) if stderr.isatty() else None)
     if stderr.isatty():
-        print("\r" + " " * 60 + "\r", end="", file=stderr, flush=True)
+        print("\r" + " " * 60 + "\r", end="", file=_raw(stderr), flush=True)
     open_names = [name for name in found[0][0] if name not in choices] if len(found) > 1 else []
     if args.json:
         # The top-level distribution follows the choices given (defaults for the rest);
@@ -711,13 +803,15 @@ def _aid(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     from .aid import player_aid
 
     ruleset = _load(args.ruleset, command_line, args)
+    if args.output:
+        _refuse_to_overwrite_input(args, command_line)
     page, summary = player_aid(ruleset, limits=_limits(args, command_line))
     if args.output:
         path = Path(args.output)
         try:
             path.write_text(page, encoding="utf-8")
         except OSError as error:
-            raise command_line.error(command_line.find(args.output), f"cannot write {_shorten(args.output)}: {error.strerror or error}") from None
+            raise command_line.error(_output_index(args.output, command_line), f"cannot write {_shorten(args.output)}: {error.strerror or error}") from None
         summary = {"output": str(path), "bytes": len(page.encode("utf-8")), **summary}
         if args.json:
             _print_json(summary, stdout)
@@ -728,6 +822,33 @@ def _aid(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int
     else:
         stdout.write(page)
     return 0
+
+
+def _output_index(output: str, command_line: CommandLine) -> int | None:
+    return command_line.find(output, "-o") or command_line.find(output, "--output") or command_line.find(output)
+
+
+def _refuse_to_overwrite_input(args, command_line: CommandLine) -> None:
+    """``-o`` must not name a file the ruleset is read from (itself, an include, a base), by any
+    name: a symbolic link or a hard link to it is the same file (os.path.samefile)."""
+    import os
+
+    from .files import display_name
+    from .loader import files_read
+
+    output = args.output
+    try:
+        if not os.path.exists(output):
+            return  # a file not there yet is none of the ruleset's
+        for read in files_read(args.ruleset, base_paths=_base_paths(args, command_line)):
+            if os.path.samefile(output, read):
+                index, shown = _output_index(output, command_line), display_name(read)
+                raise command_line.error(
+                    index, f"-o {_shorten(output)}: the ruleset is read from this file ({shown[:120]}): write the page elsewhere",
+                    _offset(command_line, index, output),
+                )
+    except (OSError, ValueError):
+        return  # an output path that cannot be looked at is reported when it is written
 
 
 def _schema(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
@@ -922,6 +1043,7 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
     from pathlib import Path
 
     from .inputs import CoercionError, coerce
+    from .load_limits import DEFAULT_LOAD_LIMITS
     from .loader import read_source
     from .yaml_loader import load_yaml
 
@@ -937,14 +1059,25 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
         raise UsageError(error.diagnostics) from None
     if not isinstance(loaded.data, dict):
         raise UsageError(loaded.diagnostic((), "a situation file is a mapping of input names to values"))
-    inputs, problems, warnings = {}, [], []
+    inputs: dict[str, Any] = {}
+    problems: list[tuple[tuple, str, bool]] = []  # (path, message, at the key?), made into diagnostics once capped
+    warnings = []
     choice_names = {c.name for c in procedure.choices}
     elsewhere = {spec.name for other in (ruleset.compiled.values() if ruleset is not None else ()) for spec in other.inputs}
+    # Capped as a ruleset's YAML and schema problems are (10,000 unknown keys printed 1.4 MB): past the
+    # cap, unknown keys are counted, not worded.  (Keys are unique and the other kinds of problem are
+    # bounded by the ruleset's own inputs.)
+    cap = DEFAULT_LOAD_LIMITS.max_diagnostics
+    more, first_left_out = 0, None
     for name, value in loaded.data.items():
         spec = procedure.input(name)
+        if spec is None and name not in choice_names and name not in elsewhere and len(problems) >= cap:
+            more += 1
+            first_left_out = first_left_out or ((name,), "", True)
+            continue
         if spec is None:
             if name in choice_names:
-                problems.append(loaded.diagnostic((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", at_key=True))
+                problems.append(((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", True))
             elif name in elsewhere:
                 warning = loaded.diagnostic((name,), f"warning: procedure '{procedure.name}' does not use '{name}' (another step does); ignored", at_key=True)
                 warnings.append(warning)
@@ -952,14 +1085,22 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
                 names = [s.name for s in procedure.inputs]
                 close = difflib.get_close_matches(name, names + sorted(elsewhere), n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else f" (inputs: {', '.join(names) or 'none'})"
-                problems.append(loaded.diagnostic((name,), f"procedure '{procedure.name}' has no input '{name}'{hint}", at_key=True))
+                problems.append(((name,), f"procedure '{procedure.name}' has no input '{name}'{hint}", True))
             continue
         try:
             inputs[name] = coerce(value, spec.type, f"input '{name}'")
         except CoercionError as error:
-            problems.append(loaded.diagnostic((name,) + error.path, error.message, at_key=error.at_key))
+            problems.append(((name,) + error.path, error.message, error.at_key))
+    if len(problems) > cap:  # value problems after the cap was reached by unknown keys
+        more += len(problems) - cap
+        left_out = [p for p in (first_left_out, problems[cap]) if p is not None]
+        order = {key: index for index, key in enumerate(loaded.data)}
+        first_left_out = min(left_out, key=lambda p: order[p[0][0]])
+        del problems[cap:]
+    if more and first_left_out is not None:
+        problems.append((first_left_out[0], f"... and {more:,} more problems in this situation file (the first {cap} are shown)", True))
     if problems:
-        raise UsageError(problems)
+        raise UsageError([loaded.diagnostic(path, message, at_key=at_key) for path, message, at_key in problems])
     return inputs, warnings
 
 

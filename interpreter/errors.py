@@ -146,12 +146,71 @@ class Diagnostic(_Value):
         return "Diagnostic(" + ", ".join(f"{name}={value!r}" for name, value in zip(self.__slots__, self._key())) + ")"
 
     def format(self) -> str:
-        head = f"{self.file}:{self.line}:{self.column}: {self.message}"
-        if not self.line_text:
-            return head
-        # Tabs would misplace the caret: show them as single spaces.
-        shown, caret_at = _window(self.line_text.replace("\t", " "), max(self.column - 1, 0))
-        return f"{head}\n    {shown}\n    {' ' * caret_at}^"
+        return format_diagnostic(self.file, self.line, self.column, self.message, self.line_text)
+
+
+def format_diagnostic(file: str, line: int, column: int, message: str, line_text: str = "") -> str:
+    """``file:line:column: message``, the line and a caret under the column, safe for a terminal.
+
+    The file name, the message and the echoed line come from strangers: they
+    go through :func:`printable`, and the caret is placed under the escaped
+    line (an ESC shown as ``\\x1b`` is four columns wide, so the caret moves
+    with it).
+    """
+    head = f"{printable(file)}:{line}:{column}: {printable(message)}"
+    if not line_text:
+        return head
+    # Tabs would misplace the caret: show them as single spaces.
+    text = line_text.replace("\t", " ")
+    index = max(column - 1, 0)
+    before = printable(text[:index])
+    escaped = before + printable(text[index:])
+    shown, caret_at = _window(escaped, len(before) + max(index - len(text), 0))
+    return f"{head}\n    {shown}\n    {' ' * caret_at}^"
+
+
+# What must not reach a terminal raw (see printable): C0 controls but the tab,
+# DEL, the C1 controls (0x9b is a one-byte CSI to some terminals), the line and
+# paragraph separators, the bidirectional embeddings, overrides and isolates
+# (text shown in another order than it reads: "Trojan Source"), lone
+# surrogates (a UTF-8 stream refuses them) and the noncharacters U+FFFE and
+# U+FFFF (not XML characters).  The newline is a separate choice.
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+_UNSAFE_BUT_NEWLINE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+
+
+def _escape_char(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable_json(text: str) -> str:
+    """JSON text with every character :func:`printable` would escape written ``\\uNNNN``.
+
+    ``json.dumps(..., ensure_ascii=False)`` escapes the C0 controls only: DEL,
+    the C1 controls, U+2028 and the bidirectional overrides stay raw (and a
+    lone surrogate cannot be written as UTF-8).  Outside its strings JSON
+    holds none of them but the newlines of its indentation, which stay: the
+    result is the same JSON document, safe on a terminal.
+    """
+    if _UNSAFE_BUT_NEWLINE.search(text) is None:
+        return text
+    return _UNSAFE_BUT_NEWLINE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def printable(text: str, *, newlines: bool = False) -> str:
+    """``text`` safe to write to a terminal, a CI log or an XML file: every character of
+    :data:`_UNSAFE` shown as ``\\xNN`` or ``\\uNNNN``; tabs kept, newlines kept only when asked.
+
+    Ruleset strings come from strangers: raw, an ESC or an OSC 52 in a table
+    title could clear the screen, rewrite a FAIL line or set the clipboard.
+    Applied where text leaves the program, never to the data itself.  The
+    escapes are plain ASCII, so applying it twice changes nothing.
+    """
+    pattern = _UNSAFE_BUT_NEWLINE if newlines else _UNSAFE
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(_escape_char, text)
 
 
 # A long line (a minified file, 100,000 nested brackets) is shown as the part

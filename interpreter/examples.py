@@ -25,6 +25,7 @@ from .dice import DiceScriptError
 from .errors import Diagnostic, RuleViolation, RulesetError, UsageError
 from .inputs import CoercionError, coerce
 from .limits import Budget, LimitExceeded, Limits, TimeoutExceeded, breach
+from .results import shown_value
 from .ruleset import Example, Ruleset
 from .values import OutcomeValue, show, to_plain
 
@@ -160,7 +161,7 @@ def _check_odds(ruleset: Ruleset, example: Example, inputs: dict, choices: dict,
         )
         if actual != wanted:
             problems.append(
-                example.where(f"odds.{index}").diagnostic(f"expected P({item['outcome']}) = {wanted}, got {actual} ({float(actual):.6g})")
+                example.where(f"odds.{index}").diagnostic(f"expected P({item['outcome']}) = {wanted}, got {shown_value(actual)} ({float(actual):.6g})")
             )
     return problems
 

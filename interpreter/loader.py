@@ -298,3 +298,25 @@ def _shorten(text: str, width: int = 60) -> str:
     text = str(text)
     shown = "".join(char if char.isprintable() else repr(char)[1:-1] for char in text[:width])
     return shown if len(text) <= width else f"{shown}... ({len(text)} characters)"
+
+
+def files_read(
+    path_or_name: str | os.PathLike,
+    *,
+    base_paths: Iterable[str | os.PathLike] | str | os.PathLike = (),
+    limits: LoadLimits = DEFAULT_LOAD_LIMITS,
+) -> tuple[Path, ...]:
+    """Every file loading this ruleset reads: the file, its includes, its bases and theirs.
+
+    A command that writes a file (``aid -o``) refuses to overwrite any of them.  The files are
+    read again: a ruleset from the cache does not carry the list, and this is asked only before
+    writing.  A file that no longer reads (changed since the ruleset was loaded) ends the list
+    where reading stopped.
+    """
+    path = resolve_ruleset_path(path_or_name)
+    loading = _Loading(limits, _allowed_bases(base_paths))
+    try:
+        loading.assemble(loading.parse(path, fragment=False), path, ())
+    except (OSError, OverLimit, RulesetError):
+        pass
+    return tuple(read for read, _ in loading.sources)

@@ -7,16 +7,55 @@ that build the document from a model or API object first.
 
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Any, Sequence
+import functools
+from typing import Any, Callable, Sequence, TypeVar
 
 from . import results
 from .api import Distribution, Resolution, Sample
+from .errors import format_diagnostic, printable
 from .ruleset import ModifierList, Ruleset
 from .tables import Table
 
 BAR_WIDTH = 40
 ABSENT = "-"
+
+
+# Fields whose text is several lines on purpose (a procedure's body as written).
+MULTILINE_FIELDS = frozenset({"body"})
+
+
+def printable_doc(value: Any, multiline: bool = False) -> Any:
+    """A results document with every string (keys too) through ``printable``.
+
+    The text reporters format documents full of ruleset strings: escaping
+    them here, before cells are measured and aligned, keeps the columns
+    straight (``\\x1b`` is four characters wide, as printed).  Newlines are
+    escaped too, but in :data:`MULTILINE_FIELDS`: a title with a newline
+    could otherwise forge a line of its own (an ``ok`` under a ``FAIL``).
+    """
+    if isinstance(value, str):
+        return printable(value, newlines=multiline)
+    if isinstance(value, dict):
+        return {
+            (printable(key) if isinstance(key, str) else key): printable_doc(item, multiline or key in MULTILINE_FIELDS)
+            for key, item in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [printable_doc(item, multiline) for item in value]
+    return value
+
+
+Render = TypeVar("Render", bound=Callable[..., Any])
+
+
+def for_terminal(render: Render) -> Render:
+    """Decorate a ``text_*`` reporter: its document is made printable first (see :func:`printable_doc`)."""
+
+    @functools.wraps(render)
+    def escaped(doc: dict, *args: Any, **kwargs: Any) -> Any:
+        return render(printable_doc(doc), *args, **kwargs)
+
+    return escaped  # type: ignore[return-value]
 
 
 def _align(rows: list[list[str]]) -> list[str]:
@@ -63,8 +102,9 @@ def describe_type(doc: dict) -> str:
 
 
 def _short_fraction(text: str) -> str:
-    """``"3/1"`` -> ``"3"``: whole numbers without a denominator, for people."""
-    return text[:-2] if text.endswith("/1") else text
+    """``"3/1"`` -> ``"3"``: whole numbers without a denominator; a fraction too long to read
+    as ``≈1.2e-4351`` (``results.shown_fraction``)."""
+    return results.shown_fraction(text)
 
 
 def _inputs_line(inputs: dict) -> str:
@@ -74,6 +114,7 @@ def _inputs_line(inputs: dict) -> str:
 # ---- tables, modifier lists, listings ----------------------------------------------------------
 
 
+@for_terminal
 def text_table(doc: dict) -> str:
     lines = [doc["title"]]
     if doc["example"]:
@@ -107,6 +148,7 @@ def render_table(table: Table, *, provenance: bool = False) -> str:
     return text_table(results.table_doc(table, provenance=provenance))
 
 
+@for_terminal
 def text_modifiers(doc: dict) -> str:
     kind = "column shifts, cumulative" if doc["modifier_kind"] == "column_shift" else "die-roll modifiers"
     title = doc["title"]
@@ -120,10 +162,12 @@ def render_modifiers(modifiers: ModifierList) -> str:
     return text_modifiers(results.modifiers_doc(modifiers))
 
 
+@for_terminal
 def text_procedure(doc: dict) -> str:
     return f"{doc['title']}\nrule: {doc['rule']}\n\n{doc['body']}"
 
 
+@for_terminal
 def text_listing(doc: dict) -> str:
     lines = [f"{doc['title']} ({doc['ruleset']} {doc['version']})", f"source: {doc['source']}", ""]
     if doc["tables"]:
@@ -181,6 +225,7 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+@for_terminal
 def text_check_entry(entry: dict) -> str:
     """``ok   NAME: counts (path)`` for a ruleset that passed; the FAIL line for one that did not."""
     if entry["ok"]:
@@ -194,13 +239,11 @@ def text_check_entry(entry: dict) -> str:
 
 
 def text_diagnostic(d: dict) -> str:
-    head = f"{d['file']}:{d['line']}:{d['column']}: {d['message']}"
-    if not d.get("line_text"):
-        return head
-    shown = d["line_text"].replace("\t", " ")
-    return f"{head}\n    {shown}\n    {' ' * max(d['column'] - 1, 0)}^"
+    """A diagnostic document as ``Diagnostic.format`` prints it (escaped, the caret under the escaped line)."""
+    return format_diagnostic(d["file"], d["line"], d["column"], d["message"], d.get("line_text") or "")
 
 
+@for_terminal
 def text_example(entry: dict) -> str:
     status = "ok  " if entry["passed"] else "FAIL"
     return f"{status} {entry['ruleset']}: {entry['name']} ({entry['file']}:{entry['line']})"
@@ -224,6 +267,7 @@ def _illustrative_line(doc: dict) -> list[str]:
     return [f"note: depends on ILLUSTRATIVE tables, not the game's own (example: true): {', '.join(tables)}"]
 
 
+@for_terminal
 def text_resolution(doc: dict, *, full_trace: bool, provenance: bool = False) -> str:
     source = f"seed {doc['seed']}" if doc["seed"] is not None else "scripted dice"
     lines = [f"{doc['ruleset']} {doc['procedure']} ({source})"]
@@ -280,12 +324,13 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
             if exact and digits is None and len(probability) <= 24:
                 present = _short_fraction(probability)
             else:  # a decimal when asked for, or when the exact fraction is too long to read
-                present = f"{float(Fraction(probability)) * 100 if exact else probability * 100:.{max(digits - 2, 2) if digits is not None else 2}f}%"
+                present = f"{float(results.parse_fraction(probability)) * 100 if exact else probability * 100:.{max(digits - 2, 2) if digits is not None else 2}f}%"
             shown.append(f"(when present: {present})")
         rows.append([f"mean {name}"] + shown)
     return ["means:"] + [indent + line for line in _align(rows)]
 
 
+@for_terminal
 def text_distribution(doc: dict, *, digits: int | None = None) -> str:
     lines = [f"{doc['ruleset']} {doc['procedure']}: exact odds"]
     if doc["inputs"]:
@@ -301,7 +346,7 @@ def text_distribution(doc: dict, *, digits: int | None = None) -> str:
         ]
     if rows:
         lines.extend("  " + line for line in _align(rows))
-    truncated = Fraction(doc["truncated"])
+    truncated = results.parse_fraction(doc["truncated"])
     if truncated:
         lines.append(f"  truncated (not explored): {_short_fraction(doc['truncated'])} = {float(truncated):.3g}")
     lines.extend(text_means(doc.get("means", {}), digits))
@@ -312,6 +357,7 @@ def render_distribution(distribution: Distribution, *, by: Sequence[str] | None 
     return text_distribution(results.distribution(distribution, by=by), digits=digits)
 
 
+@for_terminal
 def text_sample(doc: dict, *, digits: int | None = None) -> str:
     lines = [f"{doc['ruleset']} {doc['procedure']}: {doc['trials']} trials (seed {doc['seed']})"]
     if doc["inputs"]:
@@ -343,6 +389,7 @@ def render_sample(sample: Sample, *, by: Sequence[str] | None = None, digits: in
 # ---- differences ------------------------------------------------------------------------------
 
 
+@for_terminal
 def text_odds_changes(doc: dict) -> str:
     base_label, variant_label = doc["base"], doc["variant"]
     lines = [f"{doc['procedure']}: exact odds, {base_label} vs {variant_label}"]
@@ -350,7 +397,7 @@ def text_odds_changes(doc: dict) -> str:
         lines.append(_inputs_line(doc["inputs"]))
     table = [["outcome", base_label, variant_label, "change"]]
     for row in doc["outcomes"]:
-        before, after, change = Fraction(row["before"]), Fraction(row["after"]), Fraction(row["change"])
+        before, after, change = (results.parse_fraction(row[key]) for key in ("before", "after", "change"))
         sign = "+" if change > 0 else ("-" if change < 0 else " ")
         table.append([
             show_outcome(row),
@@ -366,6 +413,7 @@ def render_odds_changes(rows, base_label: str, variant_label: str, before: Distr
     return text_odds_changes(results.odds_changes(rows, before, base_label, variant_label))
 
 
+@for_terminal
 def text_changes(doc: dict) -> list[str]:
     """``BASE -> VARIANT: N changes`` and one line per change."""
     changes = doc["changes"]

@@ -9,25 +9,39 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ElementTree
 from typing import Any, Sequence
 
 from . import results
-from .render import _align, _key_text, _short_fraction, show_plain, text_diagnostic
+from .errors import LINE_BREAK, printable, printable_json
+from .render import (
+    _align,
+    _key_text,
+    _short_fraction,
+    for_terminal,
+    show_plain,
+    text_diagnostic,
+)
 
 
 def to_json(document: Any) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False)
+    """The document as JSON: UTF-8 kept, the characters a terminal acts on written ``\\uNNNN``."""
+    return printable_json(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 # ---- GitHub workflow commands ----------------------------------------------------------------
 # https://docs.github.com/actions/reference/workflow-commands-for-github-actions#setting-an-error-message
 # ::error file={name},line={line},col={col},title={title}::{message}
 # Data escapes % CR LF; property values also : and , (as @actions/core does).
+# The runner reads every line of both streams, leading blanks trimmed, as a
+# possible command (::add-mask::, ::stop-commands::): user text must never
+# start a line.  With CR and LF escaped it cannot, and printable() first
+# takes out the other controls (an ESC in a log is still an ESC on a screen).
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(text, newlines=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
@@ -67,24 +81,41 @@ def github_test(doc: dict) -> str:
 #   <testcase classname name file line><failure message type>text</failure></testcase>
 
 
+# XML 1.0 allows only #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]:
+# one NUL, ESC or U+FFFE in a name and CI reads nothing of the file.  printable()
+# shows every other C0 control, the surrogates, U+FFFE and U+FFFF as \xNN or
+# \uNNNN (and the C1 controls too: the file is often printed to a log).
+
+
+def _xml_safe(attributes: dict) -> dict[str, str]:
+    return {printable(str(key)): printable(str(value), newlines=True) for key, value in attributes.items()}
+
+
 def _xml(root: ElementTree.Element) -> str:
+    """The document, where no line starts with ``:`` (written ``&#58;``, the same to an XML
+    reader): an echoed source line inside a failure could otherwise be a CI workflow command."""
     ElementTree.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode")
+    text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode")
+    return "\n".join(_COMMAND_LIKE.sub(r"\1&#58;", line) for line in text.split("\n"))
+
+
+_COMMAND_LIKE = re.compile(r"^(\s*):")
 
 
 def _suite(parent: ElementTree.Element, name: str, cases: list[tuple[dict, list[dict]]]) -> None:
     failures = sum(1 for _, problems in cases if problems)
     suite = ElementTree.SubElement(
-        parent, "testsuite", name=name, tests=str(len(cases)), failures=str(failures), errors="0", skipped="0", time="0"
+        parent, "testsuite", _xml_safe({"name": name, "tests": len(cases), "failures": failures, "errors": 0, "skipped": 0, "time": 0})
     )
     for attributes, problems in cases:
-        case = ElementTree.SubElement(suite, "testcase", {k: str(v) for k, v in attributes.items()}, time="0")
+        case = ElementTree.SubElement(suite, "testcase", _xml_safe({**attributes, "time": 0}))
         if problems:
-            failure = ElementTree.SubElement(case, "failure", message=problems[0]["message"], type="wartable")
-            failure.text = "\n".join(text_diagnostic(d) for d in problems)
+            failure = ElementTree.SubElement(case, "failure", _xml_safe({"message": problems[0]["message"], "type": "wartable"}))
+            failure.text = "\n".join(text_diagnostic(d) for d in problems)  # escaped by format_diagnostic
 
 
 def junit_check(doc: dict) -> str:
+    """``check`` as JUnit XML (every string escaped to XML 1.0 characters: see :func:`_xml_safe`)."""
     cases = [({"classname": "wartable.check", "name": e["given"], **({"file": e["path"]} if e["path"] else {})}, e["diagnostics"]) for e in doc["rulesets"]]
     root = ElementTree.Element(
         "testsuites", name="wartable check", tests=str(len(cases)), failures=str(sum(1 for _, p in cases if p)), errors="0"
@@ -143,8 +174,15 @@ def column_label(by: Sequence[str], key: Sequence[Any]) -> str:
     return _key_text(dict(zip(by, key)))
 
 
-def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False) -> list[list[str]]:
-    """Header and rows; ``short`` headings name the value alone (the terminal table says which field above)."""
+def _whole_fraction(text: str) -> str:
+    """``"3/1"`` -> ``"3"``, any other fraction as it is."""
+    return text.removesuffix("/1")
+
+
+def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False, exact: bool = False) -> list[list[str]]:
+    """Header and rows; ``short`` headings name the value alone (the terminal table says which field above);
+    ``exact`` keeps every fraction whole, however long (for CSV, read by programs)."""
+    shown = _whole_fraction if exact else _short_fraction
     labels = [c["label"] if short else _key_text(c["values"]) for c in doc["columns"]]
     header = [o["name"] for o in doc["over"]] + labels + [f"mean {name}" for name in doc["means"]]
     any_truncated = any(row["truncated"] != "0/1" for row in doc["rows"])
@@ -154,19 +192,20 @@ def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False) -> list[l
     for row in doc["rows"]:
         cells = [show_plain(value) for value in row["at"].values()]
         for outcome in row["outcomes"]:
-            cells.append(f"{outcome['p']:.{digits}f}" if digits is not None else _short_fraction(outcome["probability"]))
+            cells.append(f"{outcome['p']:.{digits}f}" if digits is not None else shown(outcome["probability"]))
         for name in doc["means"]:
             mean = row["means"].get(name)
             if mean is None:
                 cells.append("")
             else:
-                cells.append(f"{mean['value']:.{digits}f}" if digits is not None else _short_fraction(mean["mean"]))
+                cells.append(f"{mean['value']:.{digits}f}" if digits is not None else shown(mean["mean"]))
         if any_truncated:
-            cells.append(_short_fraction(row["truncated"]))
+            cells.append(shown(row["truncated"]))
         grid.append(cells)
     return grid
 
 
+@for_terminal
 def sweep_text(doc: dict, digits: int | None = None) -> str:
     fixed = ", ".join(f"{k} = {show_plain(v)}" for k, v in doc["inputs"].items() if k not in {o["name"] for o in doc["over"]})
     lines = [f"{doc['ruleset']} {doc['procedure']}: exact odds by " + ", ".join(o["name"] for o in doc["over"])]
@@ -185,12 +224,15 @@ def sweep_text(doc: dict, digits: int | None = None) -> str:
 def sweep_csv(doc: dict, digits: int | None = None) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerows(_sweep_grid(doc, digits))
+    writer.writerows(_sweep_grid(doc, digits, exact=True))
     return buffer.getvalue().rstrip("\n")
 
 
 def _markdown_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """A cell's text that stays in its cell: ``|`` and ``\\`` escaped, line breaks (CR too:
+    a renderer ends the row there) as spaces, other controls as ``printable`` shows them."""
+    one_line = " ".join(LINE_BREAK.split(text))
+    return printable(one_line).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def sweep_markdown(doc: dict, digits: int | None = None) -> str:

@@ -6,8 +6,9 @@ import copy
 import functools
 import itertools
 import json
+import re
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from .errors import Diagnostic
@@ -24,14 +25,41 @@ def ruleset_schema() -> dict:
 
 
 @functools.lru_cache(maxsize=None)
-def _validator(kind: str) -> Draft202012Validator:
+def _validator(kind: str):
     schema = ruleset_schema()
     if kind == "fragment":
         # An included file holds sections only, no metadata.
         schema = fragment_schema(schema)
     # The schema itself is checked against the metaschema by the test suite
     # (tests/test_loading_limits.py), not here: that costs ~40 ms a process.
-    return Draft202012Validator(_inline_refs(schema))
+    return _Validator(_inline_refs(schema))
+
+
+@functools.cache
+def _ecma_pattern(pattern: str) -> re.Pattern:
+    r"""A schema ``pattern`` compiled to mean in Python what it means in ECMA-262 (JSON Schema's dialect).
+
+    jsonschema runs ``re.search(pattern, text)``, where ``$`` also matches before a final
+    newline: ``"zones\n"`` would pass ``^[A-Za-z_][A-Za-z0-9_]*$``.  In ECMA-262 (what editors
+    run) ``$`` is the end of the text only: Python's ``\Z``.  Every pattern of ours ends in ``$``
+    and has no other (tests/test_loading_limits.py checks).  ``re.ASCII``: ECMA's ``\d`` is ASCII.
+    """
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern, re.ASCII)
+
+
+def _pattern(validator, pattern: str, instance, schema):
+    if validator.is_type(instance, "string") and not _ecma_pattern(pattern).search(instance):
+        yield ValidationError(f"{_shorten(instance)} does not match {pattern!r}")
+
+
+def _shorten(text: str, width: int = 40) -> str:
+    """A string from a ruleset, quoted, shown by its start when long (a 5,000-digit position)."""
+    return repr(text) if len(text) <= width else f"{text[:width]!r}... ({len(text)} characters)"
+
+
+_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern})
 
 
 def _inline_refs(schema: dict) -> dict:

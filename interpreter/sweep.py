@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .api import Distribution, odds, procedure_of, reachable_choices
+from .arguments import check_names, check_type, misuse
 from .inputs import CoercionError, coerce, parse_command_line_value
 from .limits import Budget, Limits
 from .ruleset import MISSING, Ruleset
@@ -81,15 +82,34 @@ def _parse_target(text: str) -> tuple[str, tuple[str | int, ...], tuple[int, ...
             path.append(field.group(0))
             position = field.end()
         elif text[position] == "[":
-            close = text.find("]", position)
-            inner = text[position + 1:close] if close > 0 else ""
-            if not inner.strip().isdigit() or int(inner) < 1:
-                raise SweepError("expected a list position (1, 2, ...) inside [ ]", position + 1)
-            path.append(int(inner))
-            position = close + 1
+            step, position = _list_position(text, position)
+            path.append(step)
         else:
             raise SweepError(f"unexpected {text[position]!r} in {text!r}: write NAME, NAME.field or NAME[1].field", position)
     return name, tuple(path), tuple(starts)
+
+
+# A list position: 1 to 19 ASCII digits (below 2**64).  Not str.isdigit() and int(), which accept
+# superscripts and other scripts' digits ("²" passes isdigit() and fails int()) and any number of digits.
+_POSITION = re.compile(r"[0-9]{1,19}", re.ASCII)
+MAX_POSITION_DIGITS = 19
+
+
+def _list_position(text: str, opening: int) -> tuple[int, int]:
+    """The position written in the brackets that open at ``text[opening]``, and the offset after the ``]``.
+
+    A bad position is reported at its first offending character.
+    """
+    start = opening + 1
+    digits = _POSITION.match(text, start)
+    end = digits.end() if digits else start
+    if digits and end - start == MAX_POSITION_DIGITS and end < len(text) and text[end] in "0123456789":
+        raise SweepError(f"a list position has at most {MAX_POSITION_DIGITS} digits", end)
+    if end >= len(text) or text[end] != "]" or digits is None:
+        raise SweepError("expected a list position (1, 2, ...) inside [ ]", end)
+    if int(digits.group(0)) < 1:
+        raise SweepError("list positions count from 1", start)
+    return int(digits.group(0)), end + 1
 
 
 def _type_at(type_: Type, path: tuple[str | int, ...], written: str, starts: tuple[int, ...] = ()) -> Type:
@@ -128,11 +148,13 @@ def _split_values(text: str) -> list[tuple[str, int]]:
     return parts
 
 
-_RANGE = re.compile(r"^\s*(-?\d{1,19})\s*\.\.\s*(-?\d{1,19})\s*$")
+_RANGE = re.compile(r"\s*(-?[0-9]{1,19})\s*\.\.\s*(-?[0-9]{1,19})\s*", re.ASCII)
 
 
 def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
     """``NAME=A..B`` or ``NAME=V1,V2,…`` as written after ``--over``."""
+    _check_call(ruleset, procedure)
+    check_type(text, str, "a dimension", "text such as 'zones=1..3'")
     if "=" not in text:
         raise SweepError("give NAME=A..B or NAME=V1,V2,...")
     written, values_text = text.split("=", 1)
@@ -152,7 +174,7 @@ def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
                 raise SweepError(f"choice '{name}' must be one of {', '.join(target_type)}, not {option!r}", offset + start)
             raw.append(option)
         return _dimension(written.strip(), name, path, raw, is_choice=True)
-    match = _RANGE.match(values_text)
+    match = _RANGE.fullmatch(values_text)
     if match and isinstance(target_type, IntType):
         low, high = int(match[1]), int(match[2])
         if high < low:
@@ -192,6 +214,10 @@ def _flow_value(text: str) -> Any:
 
 def dimension_from_values(ruleset: Ruleset, procedure: str, written: str, values: Sequence[Any]) -> Dimension:
     """A dimension from values already parsed (a player aid's YAML)."""
+    _check_call(ruleset, procedure)
+    check_type(written, str, "what varies", "text such as 'zones' or 'attacker[1].contact'")
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise misuse(f"the values are a list, not {type(values).__name__}")
     name, path = parse_target(written)
     target_type = _target_type(ruleset, procedure, name, path, written)
     if isinstance(target_type, tuple):
@@ -299,6 +325,16 @@ def run_sweep(
     budget: Budget | None = None,
 ) -> Sweep:
     """The exact odds at every combination of the dimensions' values, under one budget."""
+    _check_call(ruleset, procedure)
+    if isinstance(dimensions, (str, bytes)) or not isinstance(dimensions, Sequence):
+        raise misuse(f"dimensions are a list of Dimension (parse_dimension(ruleset, procedure, 'zones=1..3')), not {type(dimensions).__name__}")
+    for dimension in dimensions:
+        check_type(dimension, Dimension, "each dimension", "a Dimension (from parse_dimension)")
+    check_type(inputs, Mapping, "inputs", "a mapping of input names to values", optional=True)
+    check_type(choices, Mapping, "choices", "a mapping of choice names to options", optional=True)
+    by = check_names(by, "by")
+    check_type(limits, Limits, "limits", "a Limits(...)", optional=True)
+    check_type(budget, Budget, "budget", "a Budget (or None)", optional=True)
     compiled = procedure_of(ruleset, procedure)
     cells_wanted = 1
     for dimension in dimensions:
@@ -324,6 +360,13 @@ def run_sweep(
                 cell_inputs[dimension.target] = _set_at(cell_inputs.get(dimension.target), dimension.path, value, dimension.name)
         cells.append(Cell(tuple(combination), odds(ruleset, procedure, cell_inputs, choices=cell_choices, budget=budget)))
     return Sweep(ruleset.name, procedure, fixed, dict(choices or {}), tuple(dimensions), tuple(by), tuple(cells), outcome_order(ruleset, procedure))
+
+
+def _check_call(ruleset: Any, procedure: Any) -> None:
+    from .compiled_ruleset import CompiledRuleset
+
+    check_type(ruleset, CompiledRuleset, "the ruleset", "a ruleset from load_ruleset(...)")
+    check_type(procedure, str, "the procedure", "a procedure's name (a string)")
 
 
 def outcome_order(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:

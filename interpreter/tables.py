@@ -19,6 +19,7 @@ from .load_limits import LoadLimits, OverLimit
 
 # Patterns are kept as text and compiled by `re` (which keeps them) when a ruleset is first read from
 # its files: a ruleset from the cache has its headings parsed already, and a cold start skips them.
+# Matched whole (re.fullmatch): a final $ alone also matches before a trailing newline.
 _NUM = r"([+-]?[0-9]+)"
 _PATTERNS: tuple[tuple[str, str], ...] = (
     (rf"^{_NUM}$", "exact"),
@@ -38,7 +39,7 @@ def parse_numeric_label(label: str, limits: LoadLimits) -> tuple[int | None, int
     """
     text = label.strip()
     for pattern, kind in _PATTERNS:
-        match = re.match(pattern, text, re.IGNORECASE)
+        match = re.fullmatch(pattern, text, re.IGNORECASE)
         if not match:
             continue
         first = limits.integer(match.group(1))
@@ -65,7 +66,7 @@ def parse_ratio_label(label: str, limits: LoadLimits) -> tuple[Fraction, str | N
 
     Raises OverLimit for a number past ``limits.max_int_bits``.
     """
-    match = re.match(_RATIO, label.strip(), re.IGNORECASE)
+    match = re.fullmatch(_RATIO, label.strip(), re.IGNORECASE)
     if not match:
         return None
     attack, defense = limits.integer(match.group(1)), limits.integer(match.group(2))
@@ -91,7 +92,7 @@ def parse_rolls(text: str, limits: LoadLimits) -> tuple[int, ...] | None:
     ``limits.max_faces`` of them (``"1-999999999"``) raise OverLimit.
     """
     text = text.strip()
-    if not re.match(_ROLLS, text):
+    if not re.fullmatch(_ROLLS, text):
         return None
     spans: list[tuple[int, int]] = []
     for part in text.split(","):

@@ -245,6 +245,70 @@ def test_aid_to_an_unwritable_place_is_a_usage_error(tmp_path):
     assert "cannot write" in err.getvalue()
 
 
+AID_BASE = """\
+wartable: 1
+name: base
+title: "base"
+source: "tests"
+version: "1"
+include: [more.yaml]
+procedures:
+  p:
+    title: "p"
+    rule: "r"
+    inputs:
+      count: {type: int}
+    body: |
+      let die = 1d6
+      if die <= count then
+        outcome hit
+      end
+      outcome miss
+aids:
+  - title: "t"
+    procedure: p
+    rows: {over: count, from: 1, to: 3}
+"""
+AID_VARIANT = 'wartable: 1\nname: v\ntitle: "v"\nsource: "tests"\nversion: "1"\nextends: base.yaml\n'
+
+
+@pytest.fixture
+def aid_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "base.yaml").write_text(AID_BASE, encoding="utf-8")
+    (tmp_path / "more.yaml").write_text('constants:\n  c: {value: 1, rule: r}\n', encoding="utf-8")
+    (tmp_path / "variant.yaml").write_text(AID_VARIANT, encoding="utf-8")
+    (tmp_path / "link.yaml").symlink_to("base.yaml")
+    os.link(tmp_path / "more.yaml", tmp_path / "hard.yaml")
+    return tmp_path
+
+
+# "wartable aid variant.yaml -o " is 29 characters: the output path starts in column 30
+@pytest.mark.parametrize("argv, column, read", [
+    pytest.param(["aid", "variant.yaml", "-o", "variant.yaml"], 30, "variant.yaml", id="the-ruleset-itself"),
+    pytest.param(["aid", "variant.yaml", "-o", "base.yaml"], 30, "base.yaml", id="its-base"),
+    pytest.param(["aid", "variant.yaml", "-o", "more.yaml"], 30, "more.yaml", id="an-include-of-its-base"),
+    pytest.param(["aid", "variant.yaml", "-o", "link.yaml"], 30, "base.yaml", id="a-symbolic-link-to-its-base"),
+    pytest.param(["aid", "variant.yaml", "-o", "hard.yaml"], 30, "more.yaml", id="a-hard-link-to-an-include"),
+    # "wartable aid variant.yaml --output=" is 35 characters
+    pytest.param(["aid", "variant.yaml", "--output=base.yaml"], 36, "base.yaml", id="output-equals"),
+])
+def test_aid_never_overwrites_a_file_the_ruleset_reads(aid_files, argv, column, read):
+    before = {path.name: path.read_bytes() for path in aid_files.iterdir()}
+    out, err = io.StringIO(), io.StringIO()
+    assert main(argv, stdout=out, stderr=err) == 2
+    first = err.getvalue().splitlines()[0]
+    assert first.startswith(f"<command line>:1:{column}: -o "), first
+    assert f"the ruleset is read from this file ({read}" in first or f"/{read})" in first, first
+    assert {path.name: path.read_bytes() for path in aid_files.iterdir()} == before
+
+
+def test_aid_writes_beside_the_ruleset(aid_files):
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["aid", "variant.yaml", "-o", "variant.html"], stdout=out, stderr=err) == 0, err.getvalue()
+    assert (aid_files / "variant.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
 # ---- in the browser ----------------------------------------------------------------------------
 
 

@@ -257,7 +257,7 @@ def test_resolve_takes_a_shared_budget(make_ruleset, clock):
         resolve(ruleset, "p0", seed=1, trace=False, budget=budget)
     with pytest.raises(TimeoutExceeded):
         resolve(ruleset, "p0", seed=1, trace=True, budget=budget)  # the evaluator shares it too
-    with pytest.raises(UsageError, match="budget is a Budget"):
+    with pytest.raises(UsageError, match="budget must be a Budget"):
         resolve(ruleset, "p0", seed=1, budget=Limits())
 
 

@@ -51,6 +51,36 @@ def test_the_schema_is_a_valid_2020_12_schema():
         Draft202012Validator.check_schema(schema_module._validator(kind).schema)
 
 
+def _patterns(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "pattern" and isinstance(value, str):
+                yield value
+            else:
+                yield from _patterns(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _patterns(item)
+
+
+def test_every_schema_pattern_is_anchored_at_both_ends_once():
+    # schema._ecma_pattern turns the final $ into \Z (ECMA's end of text); a $ anywhere else would be missed
+    patterns = sorted(set(_patterns(schema_module.ruleset_schema())))
+    assert patterns, "no patterns found: the walk is wrong"
+    for pattern in patterns:
+        assert pattern.startswith("^") and pattern.endswith("$") and pattern.count("$") == 1, pattern
+
+
+@pytest.mark.parametrize("pattern, text, matches", [
+    ("^[A-Za-z_][A-Za-z0-9_]*$", "zones", True),
+    ("^[A-Za-z_][A-Za-z0-9_]*$", "zones\n", False),  # Python's $ alone would match before the newline
+    ("^[0-9]*d[0-9]+$", "2d6\n", False),
+    ("^[0-9]*d[0-9]+$", "2d6", True),
+])
+def test_schema_patterns_end_at_the_end_of_the_text(pattern, text, matches):
+    assert bool(schema_module._ecma_pattern(pattern).search(text)) is matches
+
+
 def test_loading_does_not_check_the_metaschema(monkeypatch, tmp_path):
     def refuse(*args, **kwargs):
         raise AssertionError("metaschema checked at run time")
