@@ -182,14 +182,17 @@ def resolve(
     choices: Mapping[str, str] | None = None,
     trace: bool = True,
     limits: Limits | None = None,
+    budget: Budget | None = None,
     engine: str = "compiled",
 ) -> Resolution:
     """Resolve ``procedure`` once: scripted ``dice``, a ``seed``, or a fresh seed (reported).
 
     ``trace=True`` records every step (the evaluator runs the play);
     ``trace=False`` runs the compiled code, unless ``engine="reference"``.
+    ``budget`` lets several calls share one budget (one command's timeout), as in ``odds``.
     """
-    compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
+    check_type(budget, Budget, "budget", "a Budget (or None)", optional=True)
+    compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
     engine = _engine(engine)
     check_type(trace, bool, "trace", "True or False")
     if dice is not None and seed is not None:
@@ -207,11 +210,11 @@ def resolve(
     if trace or engine == "reference":
         from .evaluator import Executor
 
-        executor = Executor(ruleset, dice=source, choices=choices, trace=bool(trace), limits=limits)
+        executor = Executor(ruleset, dice=source, choices=choices, trace=bool(trace), limits=limits, budget=budget)
         (outcome,) = executor.run_procedure(compiled, prepared).weights
-        events = tuple(executor.trace or ())
+        events = executor.trace.events() if executor.trace is not None else ()
     else:
-        outcome = ruleset.program(procedure).run_play(Run(ruleset, limits, choices=dict(choices or {})), prepared, source.roll)
+        outcome = ruleset.program(procedure).run_play(Run(ruleset, limits, budget, choices=dict(choices or {})), prepared, source.roll)
         events = ()
     return Resolution(
         ruleset.name,

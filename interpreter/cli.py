@@ -496,7 +496,8 @@ def _check(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> i
 
 def _test(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from . import results
-    from .examples import run_examples
+    from .examples import run_example
+    from .limits import Budget
     from .render import text_diagnostic, text_example, text_test_summary
     from .reporters import github_test, junit_test
     from .resources import bundled_names
@@ -504,10 +505,14 @@ def _test(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     output = _output_format(args)
     names = args.rulesets or bundled_names()
     limits = _limits(args, command_line)
+    # every ruleset loaded first: the timeout, one for all the examples (see examples.py), is for
+    # running them, not for reading files (loading has budgets of its own)
+    rulesets = [_load(name, command_line, args) for name in names]
+    budget = Budget(limits)
     examples = []
-    for name in names:
-        ruleset = _load(name, command_line, args)
-        for result in run_examples(ruleset, limits=limits):
+    for ruleset in rulesets:
+        for example in ruleset.examples:  # one at a time: what ran is printed if the time runs out
+            result = run_example(ruleset, example, budget=budget)
             entry = results.example_result(ruleset, result)
             examples.append(entry)
             if output == "text":
@@ -629,9 +634,11 @@ def _monte_carlo(ruleset, args, inputs, choices, seed, trials, stdout: TextIO, s
     def progress(done: int, total: int) -> None:
         print(f"\r{done * 100 // total:3d}% of {total} trials", end="", file=_raw(stderr), flush=True)
 
-    sample = monte_carlo(ruleset, args.procedure, inputs, trials=trials, seed=seed, choices=choices, progress=progress if show_progress else None, limits=limits)
-    if show_progress:
-        print("\r" + " " * 40 + "\r", end="", file=_raw(stderr))
+    try:
+        sample = monte_carlo(ruleset, args.procedure, inputs, trials=trials, seed=seed, choices=choices, progress=progress if show_progress else None, limits=limits)
+    finally:  # a breach (the timeout) is printed on a clean line
+        if show_progress:
+            print("\r" + " " * 40 + "\r", end="", file=_raw(stderr))
     document = results.sample(sample, by=by, digits=digits)
     if args.json:
         _print_json(document, stdout)

@@ -1750,10 +1750,11 @@ class _ProcedureCompiler:
                 f.need(need, source)
             f.line(f"def {trial}({g.params}):")
             f.lines.extend("    " + line for line in g.lines)
+        f.line("n = 0")
         f.line("while done < trials:")
         f.line("    if progress is not None and done % STEP == 0: progress(done, trials)")
-        f.line(f"    B.check_clock({body_pos})")
-        f.line("    n = min(STEP - done % STEP, trials - done, 4096)")
+        # the clock between batches lasting about Budget.BATCH_SECONDS, however long a play takes
+        f.line(f"    n = min(STEP - done % STEP, trials - done, B.next_batch(n, {body_pos}))")
         f.line("    done += n")
         f.line("    for _ in range(n):")
         f.indent += 2
@@ -1873,7 +1874,7 @@ class _PlayWriter:
         if kind is ir.CallProcedure:
             values = c.direct_call_inputs(f, s, e)
             if values is not None:
-                f.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, {values}, depth + 1, R)")
+                f.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, {values}, depth + 1, R, {c.pos(s)})")
                 return False
             given = "{" + ", ".join(f"{name!r}: {e(value)}" for name, value in s.args) + "}"
             trusted = c.module.ref(s.trusted, "t")
@@ -1992,9 +1993,12 @@ class _PlayWriter:
         pos = self.c.pos(s)
         cost = max(1, len(s.body.statements))
         var = f"v{s.var_slot}"
-        # over a range whose variable the body leaves alone, the rounds run are counted after the loop
+        # a long round reports its work as it goes: a loop may run 100,000 rounds, and its work and the
+        # clock were otherwise seen only after the last (5 s past a 1 s timeout, 40 times the work budget)
+        long_rounds = _larger_than(s.body, LONG_ROUND)
+        # over a range whose variable the body leaves alone, short rounds run are counted after the loop
         # from where the variable stopped (a range holds at most max_value_items numbers)
-        counted_after = type(s.iterable) is ir.Range and not any(s.var_slot in self.c.facts.assigned[id(b)] for b in s.body.statements)
+        counted_after = type(s.iterable) is ir.Range and not long_rounds and not any(s.var_slot in self.c.facts.assigned[id(b)] for b in s.body.statements)
         if type(s.iterable) is ir.Range:
             low, high = f.temp("lo"), f.temp("hi")
             f.line(f"{low} = {e(s.iterable.low)}")
@@ -2010,9 +2014,12 @@ class _PlayWriter:
             f.line(f"{sequence} = {e(s.iterable)}")
             f.line(f"if type({sequence}) is not tuple_: NOTLIST({m.ref(s.iterable.pos, 'p')}, {sequence})")
             f.line(f"for {var} in {sequence}:")
+        chunk = f.need("WL", "rt.work_chunk")
         f.indent += 1
         if not counted_after:
             f.line(f"w += {cost * STATEMENT_WORK}")
+            if long_rounds:
+                f.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
         start = len(f.lines)
         self.block(s.body.statements, loops + 1)
         if len(f.lines) == start:
@@ -2020,7 +2027,6 @@ class _PlayWriter:
         f.indent -= 1
         if counted_after:
             f.line(f"w += ({var} - {low} + 1) * {cost * STATEMENT_WORK}")
-        chunk = f.need("WL", "rt.work_chunk")
         f.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
 
     def _while(self, s: ir.WhileLoop, loops: int) -> None:
@@ -2082,6 +2088,29 @@ class _PlayWriter:
         if changed:
             f.line(", ".join(["_"] + [f"v{slot}" for slot in changed]) + f" = {result}")
         return False
+
+
+# Statements and expression nodes in a `for` round above which the round reports its work (and so
+# reaches the clock) as it goes; a shorter round is cheap enough to be counted after the loop.
+LONG_ROUND = 32
+
+
+def _larger_than(block: ir.Block, limit: int) -> bool:
+    """Whether ``block`` holds more than ``limit`` statements and expression nodes (nested ones too)."""
+    stack: list = list(block.statements)
+    seen = 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > limit:
+            return True
+        if type(node) in ir.STATEMENTS:
+            stack.extend(ir.statement_expressions(node))
+            for inner in ir.statement_blocks(node):
+                stack.extend(inner.statements)
+        else:
+            stack.extend(ir.sub_expressions(node))
+    return False
 
 
 def _invariant(expr, stable: Callable[[int], bool]) -> bool:

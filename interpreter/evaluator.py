@@ -28,7 +28,7 @@ from .inputs import CoercionError, coerce
 from .limits import STATEMENT_WORK, Budget, Limits, LimitExceeded, breach, remember
 from .ruleset import Ruleset
 from .tables import OffTable, lookup
-from .trace import TraceEvent
+from .trace import BoundedTrace, TraceEvent
 from .values import OutcomeValue, Record, brief, canonical, conforms, kind_of_value, show
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -102,7 +102,7 @@ class Executor:
         self.dice = dice  # None: exact, every face
         self.exact = dice is None
         self.choices = dict(choices or {})
-        self.trace: list[TraceEvent] | None = [] if trace else None
+        self.trace: BoundedTrace | None = BoundedTrace(limits.max_trace_steps) if trace else None
         self.limits = limits
         self.budget = budget or Budget(limits)
         bound = 1 << limits.max_int_bits

@@ -4,6 +4,13 @@ An example resolves a procedure with given inputs and scripted dice and
 checks the outcome, or checks exact odds, or expects a rule violation.  A
 failure is reported at the line of the expectation that failed, so a modder
 testing a variant sees where.
+
+All the examples of a command share one :class:`~limits.Budget`: one timeout
+for the whole command (each example had 20 s of its own, so a ruleset of
+1,000 slow examples ran for hours), while each play and each exact odds keeps
+the whole work budget, as before.  Another breach fails its example and the
+others still run; the timeout ends the command, naming the example it
+stopped (the examples after it would all fail the same way).
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from .api import choice_problems, odds, prepare_inputs, resolve
 from .dice import DiceScriptError
 from .errors import Diagnostic, RuleViolation, RulesetError, UsageError
 from .inputs import CoercionError, coerce
-from .limits import LimitExceeded, Limits
+from .limits import Budget, LimitExceeded, Limits, TimeoutExceeded, breach
 from .results import shown_value
 from .ruleset import Example, Ruleset
 from .values import OutcomeValue, show, to_plain
@@ -35,11 +42,17 @@ class ExampleResult:
         return not self.problems
 
 
-def run_examples(ruleset: Ruleset, limits: Limits | None = None) -> list[ExampleResult]:
-    return [run_example(ruleset, example, limits) for example in ruleset.examples]
+def run_examples(ruleset: Ruleset, limits: Limits | None = None, budget: Budget | None = None) -> list[ExampleResult]:
+    """Every example of ``ruleset``, under ``budget`` (a command's, shared with other rulesets' examples)
+    or else one budget of ``limits`` for them all."""
+    budget = budget if budget is not None else Budget(limits or Limits())
+    return [run_example(ruleset, example, budget=budget) for example in ruleset.examples]
 
 
-def run_example(ruleset: Ruleset, example: Example, limits: Limits | None = None) -> ExampleResult:
+def run_example(ruleset: Ruleset, example: Example, limits: Limits | None = None, budget: Budget | None = None) -> ExampleResult:
+    """One example's result; raises TimeoutExceeded, at the example, when ``budget``'s time runs out."""
+    if budget is None:
+        budget = Budget(limits or Limits())
     problems: list[Diagnostic] = []
     procedure = ruleset.compiled.get(example.procedure)
     if procedure is None:
@@ -66,15 +79,29 @@ def run_example(ruleset: Ruleset, example: Example, limits: Limits | None = None
     except UsageError as error:
         return ExampleResult(example, tuple(example.where("inputs").diagnostic(d.message) for d in error.diagnostics))
     try:
+        budget.check_clock(example.pos)  # time shared: an example starting after the deadline stops here
+    except TimeoutExceeded:
+        raise _ran_out(example, budget, ()) from None
+    try:
         if "expect" in data or "violation" in data:
-            problems.extend(_check_play(ruleset, example, inputs, choices, limits))
+            budget.start_play()  # each computation has the whole work budget; the clock runs on
+            problems.extend(_check_play(ruleset, example, inputs, choices, budget))
         if "odds" in data:
-            problems.extend(_check_odds(ruleset, example, inputs, choices, limits))
+            budget.start_play()
+            problems.extend(_check_odds(ruleset, example, inputs, choices, budget))
+    except TimeoutExceeded as error:  # the command's time is up: it stops here, saying where
+        raise _ran_out(example, budget, error.diagnostics) from None
     except (LimitExceeded, RulesetError) as error:  # the procedure failed: this example fails, the others still run
         problems.extend(error.diagnostics)
     if not any(key in data for key in ("expect", "violation", "odds")):
         problems.append(example.pos.diagnostic("example checks nothing: give expect, violation or odds"))
     return ExampleResult(example, tuple(problems))
+
+
+def _ran_out(example: Example, budget: Budget, inside: tuple[Diagnostic, ...]) -> TimeoutExceeded:
+    """The command's timeout, at the example it stopped, then where its procedure was (``inside``)."""
+    stopped = breach(example.pos, "timeout", f"example '{example.name}' ran out of time: stopped after {budget.limits.timeout:g} seconds")
+    return TimeoutExceeded((*stopped.diagnostics, *inside))
 
 
 def _choice_problems(ruleset: Ruleset, example: Example, procedure: str, choices: dict) -> list[Diagnostic]:
@@ -85,11 +112,11 @@ def _choice_problems(ruleset: Ruleset, example: Example, procedure: str, choices
     ]
 
 
-def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict, limits: Limits | None) -> list[Diagnostic]:
+def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict, budget: Budget) -> list[Diagnostic]:
     data = example.data
     dice = data.get("dice")
     try:
-        play = resolve(ruleset, example.procedure, inputs, dice=dice if dice is not None else (), choices=choices, limits=limits, trace=False)
+        play = resolve(ruleset, example.procedure, inputs, dice=dice if dice is not None else (), choices=choices, budget=budget, trace=False)
     except RuleViolation as violation:
         message = violation.diagnostics[0].message
         if "violation" in data:
@@ -118,8 +145,8 @@ def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict,
     return problems
 
 
-def _check_odds(ruleset: Ruleset, example: Example, inputs: dict, choices: dict, limits: Limits | None) -> list[Diagnostic]:
-    distribution = odds(ruleset, example.procedure, inputs, choices=choices, limits=limits)
+def _check_odds(ruleset: Ruleset, example: Example, inputs: dict, choices: dict, budget: Budget) -> list[Diagnostic]:
+    distribution = odds(ruleset, example.procedure, inputs, choices=choices, budget=budget)
     problems = []
     for index, item in enumerate(example.data["odds"]):
         wanted = probability(item["probability"])

@@ -20,6 +20,8 @@ from .inputs import CoercionError, coerce
 from .limits import STATEMENT_WORK, Budget, LimitExceeded, Limits, breach, remember
 from .values import OutcomeValue, Record, brief, conforms, kind_of_value, show
 
+CALL_STEPS = Budget.CALL_STEPS
+
 
 class Acc:
     """Weights over a common denominator, absorbing others (rescaled to the least common multiple)."""
@@ -124,8 +126,14 @@ class Run:
             raise breach(pos, "max_dice_per_roll", f"cannot roll {count} dice (0 to {limits.max_dice_per_roll})")
         if not isinstance(sides, int) or sides < 1 or sides > limits.max_faces:
             raise breach(pos, "max_faces", f"a die must have 1 to {limits.max_faces} faces, not {sides}")
-        if exact and count * (sides - 1) + 1 > limits.max_roll_totals:
-            raise breach(pos, "max_roll_totals", f"{count}d{sides} has {count * (sides - 1) + 1:,} totals, more than exact odds follow")
+        if exact:
+            if count * (sides - 1) + 1 > limits.max_roll_totals:
+                raise breach(pos, "max_roll_totals", f"{count}d{sides} has {count * (sides - 1) + 1:,} totals, more than exact odds follow")
+        else:  # dice about to be drawn one by one: steps toward a look at the clock (Budget.step)
+            budget = self.budget
+            budget.steps_left -= count
+            if budget.steps_left <= 0:
+                budget.step(pos)
 
     def dice(self, count: Any, sides: Any, pos) -> tuple[tuple, int]:
         """((total, ways), ...) of ``count`` dice of ``sides`` faces, and sides ** count."""
@@ -210,12 +218,20 @@ class Run:
         return found
 
     def call_play(self, name: str, given: dict, pos, depth: int, roll: Callable, trusted: frozenset = frozenset()) -> OutcomeValue:
+        budget = self.budget  # a tree of calls costs no work: steps toward a look at the clock (Budget.step)
+        budget.steps_left -= CALL_STEPS
+        if budget.steps_left <= 0:
+            budget.step(pos)
         program = self.ruleset.program(name)
         inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         return program.run_play(self, inputs, roll, depth)
 
-    def call_play_direct(self, name: str, values: tuple, depth: int, roll: Callable) -> OutcomeValue:
+    def call_play_direct(self, name: str, values: tuple, depth: int, roll: Callable, pos=None) -> OutcomeValue:
         """:meth:`call_play` with the callee's inputs tuple built and checked at the call."""
+        budget = self.budget
+        budget.steps_left -= CALL_STEPS
+        if budget.steps_left <= 0:
+            budget.step(pos)
         program = self.ruleset.program(name)
         return program.outcome(program.play(self, values, roll, depth))
 
