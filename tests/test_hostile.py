@@ -11,7 +11,7 @@ For every case the runner checks:
 - a failing command's first line is ``file:line:column: message``;
 - no ``Traceback``, and the output stays small (a hostile input must not
   make wartable print megabytes);
-- it ends within TIME_LIMIT seconds, and with ``memory: true`` its peak
+- it ends within TIME_LIMIT seconds of CPU time (WAIT_LIMIT on the wall clock), and with ``memory: true`` its peak
   Python allocation (tracemalloc) stays under MEMORY_LIMIT.
 """
 
@@ -32,7 +32,8 @@ from interpreter.cli import main
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 CASE_KEYS = {"argv", "exit", "message", "at", "also", "absent", "files", "dirs", "fifos", "symlinks", "memory", "max_output"}
-TIME_LIMIT = 5.0  # seconds; the loading target is 2 s, the rest is slack for a busy machine
+WAIT_LIMIT = 60.0  # wall-clock seconds: only a command that waits comes near it
+TIME_LIMIT = 5.0  # CPU seconds of this process (a loaded machine stretches wall time, not CPU time); the target is 2 s
 MEMORY_LIMIT = 200_000_000  # bytes of peak Python allocation
 MAX_OUTPUT = 200_000  # characters
 POSITIONED = re.compile(r"^\S.*?:\d+:\d+: \S")
@@ -101,10 +102,18 @@ def prepare(path: Path, case: dict, folder: Path) -> list[str]:
 
 
 def run(argv: list[str]) -> tuple[int, str, float]:
+    """The exit code, the output (stderr then stdout) and the CPU seconds the command took.
+
+    CPU time, not wall time: a loaded machine (CI beside other jobs, a laptop
+    building something) stretches the wall clock, not the work done.  A case
+    that waits instead of working (a named pipe read without a writer) is
+    held by WAIT_LIMIT on the wall clock.
+    """
     stdout, stderr = io.StringIO(), io.StringIO()
-    start = time.perf_counter()
+    start, started = time.process_time(), time.monotonic()
     code = main(argv, stdout=stdout, stderr=stderr)
-    return code, stderr.getvalue() + stdout.getvalue(), time.perf_counter() - start
+    assert time.monotonic() - started < WAIT_LIMIT, "the command waited on something"
+    return code, stderr.getvalue() + stdout.getvalue(), time.process_time() - start
 
 
 @pytest.mark.parametrize("path", case_paths(), ids=lambda path: path.stem if path.is_file() else path.name)

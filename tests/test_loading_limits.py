@@ -296,10 +296,10 @@ def test_line_breaks_yaml_does_not_count_do_not_split_lines():
 
 def test_lines_are_split_once():
     source = Source("f", "x\n" * 50_000)
-    start = time.perf_counter()
+    start = time.process_time()
     for line in range(1, 50_001):
         source.diagnostic(line, 1, "m")
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     assert source.lines is source.lines
 
 
@@ -342,9 +342,9 @@ def test_headings_and_die_faces_are_checked_by_arithmetic():
     with pytest.raises(OverLimit, match="list more than 1000 faces"):
         parse_rolls("1-999999999", limits)
     huge = Axis("d", (Heading("1", 1, 1, numeric=True), Heading("big", 10**18, None, numeric=True)), "error")
-    start = time.perf_counter()
+    start = time.process_time()
     assert uncovered_totals(huge, 1, 2**62, at_most=3) == [2, 3, 4]
-    assert time.perf_counter() - start < 0.01
+    assert time.process_time() - start < 0.01
 
 
 # ==== procedure text =====================================================================
@@ -368,10 +368,10 @@ def test_positions_in_a_long_quoted_condition_cost_no_rescan():
     # used to re-scan the text for every token (quadratic in the condition's length)
     text = "1 in [" + ", ".join(["7"] * 30_000) + "]"
     origin = TextOrigin(Source("f", text), 1, 1, 1, tuple((1, i + 1) for i in range(len(text))), text)
-    start = time.perf_counter()
+    start = time.process_time()
     for column in range(1, len(text), 3):
         assert origin.pos(1, column).column == column
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 def test_the_token_budget_covers_the_whole_ruleset(tmp_path):

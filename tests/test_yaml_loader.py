@@ -86,9 +86,9 @@ def test_alias_bomb_rejected_fast():
         lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
     text = "\n".join(lines) + "\n"
     assert len(text) < 600
-    start = time.perf_counter()
+    start = time.process_time()
     found = errors(text)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     # 9 anchors + 8 lines of 9 aliases; line 2 "b: &b [*a": &4, *8
     assert len(found) == 9 + 8 * 9
     assert [at(d) for d in found[:3]] == [(1, 4), (2, 4), (2, 8)]
@@ -295,9 +295,9 @@ def test_depth_limit_custom_block_style():
 
 def test_very_deep_nesting_rejected_fast_without_crash():
     text = "[" * 30_000 + "]" * 30_000
-    start = time.perf_counter()
+    start = time.process_time()
     d = only_error(text)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     assert "nesting deeper than 64 levels" in d.message and at(d) == (1, 65)
 
 
