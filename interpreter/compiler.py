@@ -1678,11 +1678,12 @@ class _ProcedureCompiler:
         f.line("N = {}")
         f.line("n = 0")
         f.need("MS", "rt.max_states")
+        f.line("lw = 1 + (d.bit_length() >> 10)")  # a value spread costs a unit, and one a 1,024 bits of weight
         f.line(f"for w, vals, T{''.join(', v' + str(s) for s in others)} in E:")
         f.indent += 1
         f.line("sc = w * (common // T)")
         f.line("n += len(vals)")
-        f.line(f"{self.budget(f)}.charge(len(vals), {pos})")
+        f.line(f"{self.budget(f)}.charge(len(vals) * lw, {pos})")
         f.line(f"for v{slot}, c in vals:")
         f.line(f"    k = {_key(exit_layout)}")
         if slot in exit_layout and set(others) == set(entry):

@@ -157,9 +157,16 @@ class Run:
     def successes(self, count: Any, sides: Any, faces: tuple, pos) -> tuple[tuple, int]:
         """((successes, ways), ...) of ``count`` dice of ``sides`` faces counting ``faces``, and sides ** count."""
         self.check_dice(count, sides, pos, False)
-        counted = pools.counted_faces(faces, sides, pos)
-        self.budget.charge(count + 1, pos)
-        return tuple(pools.successes_distribution(count, sides, len(counted)).items()), sides**count
+        hits = len(pools.counted_faces(faces, sides, pos))
+        key = ("successes", count, sides, hits)
+        memo = self.dice_memo
+        if memo is None:
+            memo = self.dice_memo = {}
+        found = memo.get(key)
+        if found is None:  # worked out once a run: 1,000 dice take a millisecond, and a loop may roll them every round
+            self.budget.charge(pools.successes_work(count, sides), pos)
+            found = memo[key] = (tuple(pools.successes_distribution(count, sides, hits).items()), sides**count)
+        return found
 
     def counted_faces(self, faces: tuple, sides: int, pos) -> frozenset:
         return pools.counted_faces(faces, sides, pos)
