@@ -344,12 +344,18 @@ def _iterate_cycle(chain: Chain, steps: list, inside: dict, incoming: list) -> l
     visits = [Fraction(0)] * len(steps)
     pending = list(incoming)
     negligible = sum(incoming) / 2**64
+    budget, pos = chain.budget, chain.pos
+    # what a state's sweep costs before the size of its fractions: a statement's work for its own bookkeeping and
+    # for each transition (a Fraction multiplied and added: several microseconds, as much as a statement)
+    moves = [STATEMENT_WORK * (1 + len(step.states)) for step in steps]
     while sum(pending) > negligible:
-        chain.budget.charge(len(steps) * STATEMENT_WORK, chain.pos)
+        budget.charge(len(steps) * STATEMENT_WORK, pos)
         moved = [Fraction(0)] * len(steps)
         for j, (step, amount) in enumerate(zip(steps, pending)):
             if not amount:
                 continue
+            # the masses' denominators grow sweep after sweep: a fraction of many words costs more to add
+            budget.charge(moves[j] * (1 + (amount.denominator.bit_length() >> 8)), pos)
             visits[j] += amount
             share = amount / step.denom
             for key, w in step.states.items():
