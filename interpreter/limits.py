@@ -29,6 +29,27 @@ from .errors import WartableError
 # that are long integers cost more.  Both engines count in these units.
 STATEMENT_WORK = 4
 
+# A resolved procedure call costs more than its statements: its inputs are
+# checked, its memo key is built and hashed, its outcomes are gathered (about
+# 20 microseconds in exact odds, against 1 for a unit).  Charged once for
+# each call worked out (a memo miss), in both engines and in a single play.
+CALL_WORK = 16
+
+# One exact-odds call from a sweep or a play aid: the inputs prepared, a
+# Budget and a run made, the outcomes turned into reduced fractions (about
+# 100 microseconds on a small procedure, whatever the procedure does).
+EXACT_CALL_WORK = 64
+
+# A step of a play's trace (`run` shows every roll, call, cell and outcome): an event
+# made and kept to the end of the play, memory as well as time.
+TRACE_EVENT_WORK = 16
+
+# A value of at least this many items (a list of 10,000 numbers) is hashed
+# item by item whenever a state holding it is: once one is made, every
+# statement costs each state its size too (Budget.big_state).  Smaller values
+# are left out: their hashing is part of STATEMENT_WORK.
+BIG_VALUE_ITEMS = 1_000
+
 
 class LimitExceeded(WartableError):
     """A procedure ran past one of its budgets."""
@@ -130,7 +151,7 @@ def breach(pos, limit: str, message: str) -> LimitExceeded:
 class Budget:
     """One run's spending against :class:`Limits`: work, states, time, value sizes."""
 
-    __slots__ = ("limits", "work", "deadline", "play_start", "_next_clock_check", "_max_work", "_charges", "on_clock", "_measure")
+    __slots__ = ("limits", "work", "deadline", "play_start", "_next_clock_check", "_max_work", "_charges", "on_clock", "_measure", "big_state")
 
     # Look at the clock every CLOCK_EVERY units of work, or every CLOCK_CALLS charges
     # (a unit of work is not always cheap: it may hash a long list).
@@ -148,6 +169,12 @@ class Budget:
         self.deadline = None if timeout is None else monotonic() + timeout
         self._max_work = limits.max_work
         self._next_clock_check = self.CLOCK_EVERY
+        # Units each state pays per statement for hashing the biggest value made so far, once it has
+        # BIG_VALUE_ITEMS or more (0 until then): states are dictionary keys, and a tuple does not keep its
+        # hash, so a state holding a list of 10,000 numbers is hashed item by item at every statement.
+        # The largest value made stands in for every state's (measuring each state would cost the hot path);
+        # both engines make the same values, so they charge alike.
+        self.big_state = 0
 
     def start_play(self) -> None:
         """A new play of a Monte Carlo run: the work budget starts afresh, the clock runs on."""
@@ -193,5 +220,14 @@ class Budget:
             raise breach(pos, "max_value_items", f"a value would hold more than {self.limits.max_value_items:,} items")
         if depth > self.limits.max_value_depth:
             raise breach(pos, "max_value_depth", f"a value would nest lists more than {self.limits.max_value_depth} deep")
+        if items >= BIG_VALUE_ITEMS and items > self.big_state:
+            self.big_state = items
         self.charge(items, pos)
         return value
+
+    def charge_statements(self, units: int, pos) -> None:
+        """Spend ``units`` counted as STATEMENT_WORK per statement run (compiled plays count them in a local),
+        with the hashing of big states the evaluator charges per statement (:attr:`big_state`)."""
+        if self.big_state:
+            units += units // STATEMENT_WORK * self.big_state
+        self.charge(units, pos)

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from . import chains, pools
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
-from .limits import STATEMENT_WORK, Budget, LimitExceeded, Limits, breach, remember
+from .limits import CALL_WORK, STATEMENT_WORK, Budget, LimitExceeded, Limits, breach, remember
 from .values import OutcomeValue, Record, brief, conforms, kind_of_value, show
 
 
@@ -76,11 +76,12 @@ class Run:
 
     def charge_pass(self, states: int, statements: int, denom: int, pos) -> None:
         """One pass over ``states`` states running ``statements`` statements: what the evaluator charges for them."""
-        self.budget.charge(states * statements * (STATEMENT_WORK + (denom.bit_length() >> 10)), pos)
+        budget = self.budget
+        budget.charge(states * statements * (STATEMENT_WORK + (denom.bit_length() >> 10) + budget.big_state), pos)
 
     def spend(self, units: int, pos) -> int:
-        """Report work counted locally; the local counter starts again from 0."""
-        self.budget.charge(units, pos)
+        """Report work counted locally (STATEMENT_WORK a statement, see Budget.charge_statements); the local counter starts again from 0."""
+        self.budget.charge_statements(units, pos)
         return 0
 
     def too_many_states(self, pos):
@@ -211,6 +212,7 @@ class Run:
         found = memo.get(key)
         if found is None:
             program = self.ruleset.program(name)
+            self.budget.charge(CALL_WORK, program.procedure.body.pos)  # a call's own cost, as the evaluator charges it
             weights, denom = program.exact(self, values, depth)
             found = (tuple(program.outcomes(weights).items()), denom)
             remember(memo, key, found, self.limits.max_memo_entries)
@@ -218,12 +220,14 @@ class Run:
 
     def call_play(self, name: str, given: dict, pos, depth: int, roll: Callable, trusted: frozenset = frozenset()) -> OutcomeValue:
         program = self.ruleset.program(name)
+        self.budget.charge(CALL_WORK, pos)
         inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         return program.run_play(self, inputs, roll, depth)
 
     def call_play_direct(self, name: str, values: tuple, depth: int, roll: Callable) -> OutcomeValue:
         """:meth:`call_play` with the callee's inputs tuple built and checked at the call."""
         program = self.ruleset.program(name)
+        self.budget.charge(CALL_WORK, program.procedure.body.pos)
         return program.outcome(program.play(self, values, roll, depth))
 
 
