@@ -107,7 +107,7 @@ class Executor:
         self.budget = budget or Budget(limits)
         bound = 1 << limits.max_int_bits
         self.int_low, self.int_high = -bound + 1, bound - 1
-        self._dice_memo: dict[tuple[int, int], dict[int, int]] = {}
+        self._dice_memo: dict[tuple, dict] = {}  # sums by (count, sides); pools and successes by keys of their own
         self._call_memo: dict[tuple, Dist] = {}
         self._sequences: list[tuple] = []  # loop sequences, by the number a state holds
         self._sequence_numbers: dict[tuple, int] = {}
