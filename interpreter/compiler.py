@@ -1166,7 +1166,8 @@ class _ProcedureCompiler:
                 f.indent += 1
             # the pass's statements for every state, and the faces each state spreads (at most)
             faces_work = f" + {len(faces)}" if roll is not None else ""
-            f.line(f"{self.budget(f)}.charge(len(D) * ({max(cost, 1)} * ({STATEMENT_WORK} + (d.bit_length() >> 10)){faces_work}), {m.ref(first_pos, 'p')})")
+            budget = self.budget(f)  # a state holding a big list is hashed item by item (Budget.big_state)
+            f.line(f"{budget}.charge(len(D) * ({max(cost, 1)} * ({STATEMENT_WORK} + (d.bit_length() >> 10) + {budget}.big_state){faces_work}), {m.ref(first_pos, 'p')})")
             f.line("N = {}")
             f.line("for st, w in D.items():")
         uses = _SegmentTargets()
@@ -1193,8 +1194,9 @@ class _ProcedureCompiler:
             f.need("MS", "rt.max_states")
         out_denom = "d" if total == 1 else f"d * {total}"
         if entry:
-            charge = f"{max(cost, 1) * (STATEMENT_WORK + 0)}" + (" + n" if uses.counted else "")
-            f.line(f"{self.budget(f)}.charge({charge}, {m.ref(first_pos, 'p')})")
+            budget = self.budget(f)
+            charge = f"{max(cost, 1)} * ({STATEMENT_WORK} + {budget}.big_state)" + (" + n" if uses.counted else "")
+            f.line(f"{budget}.charge({charge}, {m.ref(first_pos, 'p')})")
             f.line(f"return f, {total}")
             return
         if uses.finished:
@@ -1460,7 +1462,7 @@ class _ProcedureCompiler:
     def _exact_partition(self, f: _Function, statement: ir.If, entry: tuple, exit_layout: tuple, loop) -> None:
         f.line("if D:")
         f.indent += 1
-        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {self.pos(statement)})")
+        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10) + {self.budget(f)}.big_state), {self.pos(statement)})")
         parts = []
         for number, (condition, body) in enumerate(statement.branches):
             parts.append((f"A{number}", condition, body))
@@ -1512,7 +1514,7 @@ class _ProcedureCompiler:
         position = "i" if fused else f"v{idx}"
         f.line("if D:")
         f.indent += 1
-        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {pos})")
+        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10) + {self.budget(f)}.big_state), {pos})")
         expressions = _Expressions(self, f)
         if static:
             f.line(f"q = {expressions(statement.iterable)}")
@@ -1599,7 +1601,7 @@ class _ProcedureCompiler:
         pos = self.pos(statement)
         f.line("if D:")
         f.indent += 1
-        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {pos})")
+        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10) + {self.budget(f)}.big_state), {pos})")
         f.line("H = {}")
         f.line("for st, w in D.items():")
         f.indent += 1
@@ -1649,7 +1651,7 @@ class _ProcedureCompiler:
         others = tuple(s for s in exit_layout if s != slot)
         f.line("if D:")
         f.indent += 1
-        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10)), {pos})")
+        f.line(f"{self.budget(f)}.charge(len(D) * ({STATEMENT_WORK} + (d.bit_length() >> 10) + {self.budget(f)}.big_state), {pos})")
         f.line("E = []")
         f.line("common = 1")
         f.line("for st, w in D.items():")
@@ -1678,11 +1680,12 @@ class _ProcedureCompiler:
         f.line("N = {}")
         f.line("n = 0")
         f.need("MS", "rt.max_states")
+        f.line("lw = 1 + (d.bit_length() >> 10)")  # a value spread costs a unit, and one a 1,024 bits of weight
         f.line(f"for w, vals, T{''.join(', v' + str(s) for s in others)} in E:")
         f.indent += 1
         f.line("sc = w * (common // T)")
         f.line("n += len(vals)")
-        f.line(f"{self.budget(f)}.charge(len(vals), {pos})")
+        f.line(f"{self.budget(f)}.charge(len(vals) * lw, {pos})")
         f.line(f"for v{slot}, c in vals:")
         f.line(f"    k = {_key(exit_layout)}")
         if slot in exit_layout and set(others) == set(entry):
@@ -1738,7 +1741,8 @@ class _ProcedureCompiler:
         f.line("B = rt.budget")
         f.line("STEP = max(trials // 100, 1) if progress is not None else trials")
         f.line("done = 0")
-        trial_charges = any(self._charges(s) for s in rest)
+        # a trial written as a function charges the dice of its big rolls (_PlayWriter._dice_work); one inline does not
+        trial_charges = any(self._charges(s, dice=not inline) for s in rest)
         if not inline:
             # one trial is a function (its outcome returns from any loop), defined here once a run, so that
             # what it reads from the run (limits, inputs) is worked out once, not once a trial
@@ -1786,14 +1790,17 @@ class _ProcedureCompiler:
         m.add(f.finish())
         return name
 
-    def _charges(self, statement) -> bool:
-        """Whether running the statement may charge the budget (loops, calls, values built at run time)."""
+    def _charges(self, statement, dice: bool = False) -> bool:
+        """Whether running the statement may charge the budget (loops, calls, values built at run time;
+        with ``dice``, rolls of more than STATEMENT_WORK dice, or of a count known only at run time)."""
         stack: list = [statement]
         while stack:
             node = stack.pop()
             kind = type(node)
             if kind in ir.STATEMENTS:
                 if kind in (ir.CallProcedure, ir.ForLoop, ir.WhileLoop):
+                    return True
+                if dice and kind is ir.Roll and not (type(node.count) is ir.Const and node.count.value <= STATEMENT_WORK):
                     return True
                 stack.extend(ir.statement_expressions(node))
                 for block in ir.statement_blocks(node):
@@ -1956,6 +1963,7 @@ class _PlayWriter:
             f.line(f"{count} = {e(s.count)}")
             f.line(f"{sides} = {e(s.sides)}")
             f.line(f"rt.check_dice({count}, {sides}, {pos}, False)")
+            self._dice_work(count, pos)
             draw = f"int(r() * {sides}) + 1" if self.roll == "r" else f"R({sides})"
             if s.kind == "pool":
                 f.line(f"{target} = tuple_(sorted([{draw} for _ in range({count})], reverse=True))")
@@ -1982,11 +1990,24 @@ class _PlayWriter:
         f.line(f"{count} = {e(s.count)}")
         f.line(f"{sides} = {e(s.sides)}")
         f.line(f"rt.check_dice({count}, {sides}, {pos}, False)")
+        self._dice_work(count, pos)
         f.line(f"{target} = 0")
         if self.roll == "r":
             f.line(f"for _ in range({count}): {target} += int(r() * {sides}) + 1")
         else:
             f.line(f"for _ in range({count}): {target} += R({sides})")
+
+    def _dice_work(self, count: str, pos: str) -> None:
+        """A roll of more than STATEMENT_WORK dice costs a unit a die (as the evaluator charges a play), reported at once
+        when large: a loop's rounds are reported after the loop, and 100,000 rounds of 1,000 dice take seconds.
+        Not in a Monte Carlo trial written inline: it has no loop, so its dice are bounded by its text, and its
+        local count is not started afresh each trial."""
+        if self.mode == "sample":
+            return
+        chunk = self.f.need("WL", "rt.work_chunk")
+        self.f.line(f"if {count} > {STATEMENT_WORK}:")
+        self.f.line(f"    w += {count}")
+        self.f.line(f"    if w > {chunk}: w = rt.spend(w, {pos})")
 
     def _for(self, s: ir.ForLoop, loops: int) -> None:
         f, m, e = self.f, self.c.module, self.expressions

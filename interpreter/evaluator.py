@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import chains, ir, pools
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
-from .limits import STATEMENT_WORK, Budget, Limits, LimitExceeded, breach, remember
+from .limits import CALL_WORK, STATEMENT_WORK, TRACE_EVENT_WORK, Budget, Limits, LimitExceeded, breach, remember
 from .ruleset import Ruleset
 from .tables import OffTable, lookup
 from .trace import BoundedTrace, TraceEvent
@@ -107,7 +107,7 @@ class Executor:
         self.budget = budget or Budget(limits)
         bound = 1 << limits.max_int_bits
         self.int_low, self.int_high = -bound + 1, bound - 1
-        self._dice_memo: dict[tuple[int, int], dict[int, int]] = {}
+        self._dice_memo: dict[tuple, dict] = {}  # sums by (count, sides); pools and successes by keys of their own
         self._call_memo: dict[tuple, Dist] = {}
         self._sequences: list[tuple] = []  # loop sequences, by the number a state holds
         self._sequence_numbers: dict[tuple, int] = {}
@@ -138,6 +138,7 @@ class Executor:
     def note(self, frame: _Frame, kind: str, step: str, pos: ast.Pos | None = None, rule: str | None = None, **data) -> None:
         """Record a step of the trace: its data only (trace.describe words it)."""
         if self.trace is not None:
+            self.budget.charge(TRACE_EVENT_WORK, pos)  # kept to the end of the play: a call tree's trace grew to 100 MB
             where = f"{pos.source.name}:{pos.line}" if pos is not None else ""
             self.trace.append(TraceEvent(kind, rule, frame.depth, where, (("step", step),) + tuple(data.items())))
 
@@ -157,11 +158,13 @@ class Executor:
     def exec_block(self, block: ir.Block, dist: Dist, frame: _Frame) -> _Flow:
         flow = _Flow(Dist())
         current = dist
+        budget = self.budget
         for statement in block.statements:
             if not current.weights:
                 break
-            # a state's weight is an integer as long as its denominator: long ones cost more
-            self.budget.charge(len(current.weights) * (STATEMENT_WORK + (current.denom.bit_length() >> 10)), statement.pos)
+            # a state's weight is an integer as long as its denominator: long ones cost more; a state holding
+            # a big list is hashed item by item (Budget.big_state)
+            budget.charge(len(current.weights) * (STATEMENT_WORK + (current.denom.bit_length() >> 10) + budget.big_state), statement.pos)
             result = self.exec_statement(statement, current, frame)
             if isinstance(result, _Flow):
                 flow.finished.absorb(result.finished)
@@ -221,8 +224,10 @@ class Executor:
             common = math.lcm(common, total)
         out: dict = {}
         budget = self.budget
+        # a value spread costs a unit, and one more for each 1,024 bits of the weights it multiplies
+        each = 1 + (dist.denom.bit_length() >> 10)
         for env, weight, values, total in per_state:
-            budget.charge(len(values), pos)
+            budget.charge(len(values) * each, pos)
             scale = weight * (common // total)
             head, tail = env[:slot], env[slot + 1:]
             for value, count in values.items():
@@ -242,6 +247,8 @@ class Executor:
             if self.exact:
                 per_state.append((env, weight, self._roll_distribution(kind, count, sides, counted, statement.pos), sides**count))
                 continue
+            if count > STATEMENT_WORK:  # a unit a die drawn, past the few a statement's work covers
+                self.budget.charge(count, statement.pos)
             faces = [self.dice.roll(sides) for _ in range(count)]
             rolled = {"form": kind, "count": count, "sides": sides, "text": statement.text, "faces": faces}
             if kind == "pool":
@@ -267,8 +274,12 @@ class Executor:
                 self.budget.charge(pools.pool_work(count, sides), pos)
                 found = self._dice_memo[key] = pools.pool_distribution(count, sides)
             return found
-        self.budget.charge(count + 1, pos)
-        return pools.successes_distribution(count, sides, len(counted))
+        key = ("successes", count, sides, len(counted))
+        found = self._dice_memo.get(key)
+        if found is None:  # worked out once a run (as the compiled engine does): 1,000 dice take a millisecond
+            self.budget.charge(pools.successes_work(count, sides), pos)
+            found = self._dice_memo[key] = pools.successes_distribution(count, sides, len(counted))
+        return found
 
     def _check_dice(self, statement: ir.Roll, count: Any, sides: Any) -> None:
         if not isinstance(count, int) or count < 0 or count > self.limits.max_dice_per_roll:
@@ -313,6 +324,8 @@ class Executor:
             key = (callee.name, tuple(sorted(inputs.items())))
             outcomes = self._call_memo.get(key) if self.exact else None
             if outcomes is None:
+                # a call worked out costs more than its statements (inputs checked, memo key hashed, outcomes gathered)
+                self.budget.charge(CALL_WORK, callee.body.pos)
                 outcomes = self.run_procedure(callee, inputs, frame.depth + 1)
                 if self.exact:
                     remember(self._call_memo, key, outcomes, self.limits.max_memo_entries)

@@ -29,6 +29,27 @@ from .errors import WartableError
 # that are long integers cost more.  Both engines count in these units.
 STATEMENT_WORK = 4
 
+# A resolved procedure call costs more than its statements: its inputs are
+# checked, its memo key is built and hashed, its outcomes are gathered (about
+# 20 microseconds in exact odds, against 1 for a unit).  Charged once for
+# each call worked out (a memo miss), in both engines and in a single play.
+CALL_WORK = 16
+
+# One exact-odds call from a sweep or a play aid: the inputs prepared, a
+# Budget and a run made, the outcomes turned into reduced fractions (about
+# 100 microseconds on a small procedure, whatever the procedure does).
+EXACT_CALL_WORK = 64
+
+# A step of a play's trace (`run` shows every roll, call, cell and outcome): an event
+# made and kept to the end of the play, memory as well as time.
+TRACE_EVENT_WORK = 16
+
+# A value of at least this many items (a list of 10,000 numbers) is hashed
+# item by item whenever a state holding it is: once one is made, every
+# statement costs each state its size too (Budget.big_state).  Smaller values
+# are left out: their hashing is part of STATEMENT_WORK.
+BIG_VALUE_ITEMS = 1_000
+
 
 class LimitExceeded(WartableError):
     """A procedure ran past one of its budgets."""
@@ -142,9 +163,10 @@ class Budget:
 
     The clock is read where time may pass unseen by the work budget, so that a
     timeout holds wherever a command spends its time: every CLOCK_EVERY units of
-    work or CLOCK_CALLS charges; in a play, every CLOCK_STEPS dice drawn or
-    resolved calls made (:meth:`step`), since a play's calls and rolls cost no
-    work (a play of a tree of `resolve` calls ran 95 s past a 2 s timeout); and
+    work or CLOCK_CALLS charges (a resolved call is a charge); in a play, every
+    CLOCK_STEPS dice drawn (:meth:`step`), since a play's small rolls cost no
+    work (before calls were charged, a play of a tree of `resolve` calls ran 95 s
+    past a 2 s timeout); and
     between batches of Monte Carlo plays sized to last about BATCH_SECONDS
     (:meth:`next_batch`), since a play's own loops report their work in chunks
     that a short play never fills.
@@ -152,18 +174,17 @@ class Budget:
 
     __slots__ = (
         "limits", "work", "deadline", "play_start", "_next_clock_check", "_max_work", "_charges", "on_clock", "_measure",
-        "steps_left", "_batch_clock",
+        "steps_left", "_batch_clock", "big_state",
     )
 
     # Look at the clock every CLOCK_EVERY units of work, or every CLOCK_CALLS charges
     # (a unit of work is not always cheap: it may hash a long list).
     CLOCK_EVERY = 20_000
     CLOCK_CALLS = 64
-    # In a play: look at the clock every CLOCK_STEPS steps, a die drawn one step, a resolved call
-    # CALL_STEPS (a call of a small procedure takes about 2.5 µs, a die 0.1 µs: a read every
-    # 0.1-0.2 ms, a fraction of a percent of the time for a read that costs about 0.1 µs).
+    # In a play: look at the clock every CLOCK_STEPS dice drawn one by one (a die takes about 0.1 µs:
+    # a read every 0.1 ms, a fraction of a percent of the time for a read that costs about 0.1 µs).
+    # A resolved call is charged CALL_WORK, so charge() reads the clock for trees of calls.
     CLOCK_STEPS = 1024
-    CALL_STEPS = 16
     # Monte Carlo reads the clock between batches of plays lasting about this long, at most
     # MAX_BATCH plays (a batch of fast plays then costs one read per 4,096 plays, as before).
     BATCH_SECONDS = 0.02
@@ -180,10 +201,16 @@ class Budget:
         self.deadline = None if timeout is None else monotonic() + timeout
         self._max_work = limits.max_work
         self._next_clock_check = self.CLOCK_EVERY
-        # steps_left: steps of a play (dice, resolved calls) before the clock is read; compiled code and
+        # steps_left: dice a play may draw before the clock is read; compiled code and
         # runtime.Run count it down themselves (a method call per die would cost more than the die)
         self.steps_left = self.CLOCK_STEPS
         self._batch_clock = 0.0  # when the current batch of Monte Carlo plays began
+        # Units each state pays per statement for hashing the biggest value made so far, once it has
+        # BIG_VALUE_ITEMS or more (0 until then): states are dictionary keys, and a tuple does not keep its
+        # hash, so a state holding a list of 10,000 numbers is hashed item by item at every statement.
+        # The largest value made stands in for every state's (measuring each state would cost the hot path);
+        # both engines make the same values, so they charge alike.
+        self.big_state = 0
 
     def start_play(self) -> None:
         """A new play of a Monte Carlo run: the work budget starts afresh, the clock runs on."""
@@ -210,7 +237,7 @@ class Budget:
         return breach(pos, "timeout", f"stopped after {self.limits.timeout:g} seconds")
 
     def step(self, pos) -> None:
-        """``steps_left`` ran out (dice drawn, calls resolved in a play): read the clock, count again."""
+        """``steps_left`` ran out (dice drawn in a play): read the clock, count again."""
         self.steps_left = self.CLOCK_STEPS
         self.check_clock(pos)
 
@@ -257,5 +284,14 @@ class Budget:
             raise breach(pos, "max_value_items", f"a value would hold more than {self.limits.max_value_items:,} items")
         if depth > self.limits.max_value_depth:
             raise breach(pos, "max_value_depth", f"a value would nest lists more than {self.limits.max_value_depth} deep")
+        if items >= BIG_VALUE_ITEMS and items > self.big_state:
+            self.big_state = items
         self.charge(items, pos)
         return value
+
+    def charge_statements(self, units: int, pos) -> None:
+        """Spend ``units`` counted as STATEMENT_WORK per statement run (compiled plays count them in a local),
+        with the hashing of big states the evaluator charges per statement (:attr:`big_state`)."""
+        if self.big_state:
+            units += units // STATEMENT_WORK * self.big_state
+        self.charge(units, pos)

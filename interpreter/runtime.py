@@ -17,10 +17,9 @@ from typing import Any, Callable
 from . import chains, pools
 from .errors import RuleViolation, RulesetError
 from .inputs import CoercionError, coerce
-from .limits import STATEMENT_WORK, Budget, LimitExceeded, Limits, breach, remember
+from .limits import CALL_WORK, STATEMENT_WORK, Budget, LimitExceeded, Limits, breach, remember
 from .values import OutcomeValue, Record, brief, conforms, kind_of_value, show
 
-CALL_STEPS = Budget.CALL_STEPS
 
 
 class Acc:
@@ -78,11 +77,12 @@ class Run:
 
     def charge_pass(self, states: int, statements: int, denom: int, pos) -> None:
         """One pass over ``states`` states running ``statements`` statements: what the evaluator charges for them."""
-        self.budget.charge(states * statements * (STATEMENT_WORK + (denom.bit_length() >> 10)), pos)
+        budget = self.budget
+        budget.charge(states * statements * (STATEMENT_WORK + (denom.bit_length() >> 10) + budget.big_state), pos)
 
     def spend(self, units: int, pos) -> int:
-        """Report work counted locally; the local counter starts again from 0."""
-        self.budget.charge(units, pos)
+        """Report work counted locally (STATEMENT_WORK a statement, see Budget.charge_statements); the local counter starts again from 0."""
+        self.budget.charge_statements(units, pos)
         return 0
 
     def too_many_states(self, pos):
@@ -165,9 +165,16 @@ class Run:
     def successes(self, count: Any, sides: Any, faces: tuple, pos) -> tuple[tuple, int]:
         """((successes, ways), ...) of ``count`` dice of ``sides`` faces counting ``faces``, and sides ** count."""
         self.check_dice(count, sides, pos, False)
-        counted = pools.counted_faces(faces, sides, pos)
-        self.budget.charge(count + 1, pos)
-        return tuple(pools.successes_distribution(count, sides, len(counted)).items()), sides**count
+        hits = len(pools.counted_faces(faces, sides, pos))
+        key = ("successes", count, sides, hits)
+        memo = self.dice_memo
+        if memo is None:
+            memo = self.dice_memo = {}
+        found = memo.get(key)
+        if found is None:  # worked out once a run: 1,000 dice take a millisecond, and a loop may roll them every round
+            self.budget.charge(pools.successes_work(count, sides), pos)
+            found = memo[key] = (tuple(pools.successes_distribution(count, sides, hits).items()), sides**count)
+        return found
 
     def counted_faces(self, faces: tuple, sides: int, pos) -> frozenset:
         return pools.counted_faces(faces, sides, pos)
@@ -212,27 +219,24 @@ class Run:
         found = memo.get(key)
         if found is None:
             program = self.ruleset.program(name)
+            self.budget.charge(CALL_WORK, program.procedure.body.pos)  # a call's own cost, as the evaluator charges it
             weights, denom = program.exact(self, values, depth)
             found = (tuple(program.outcomes(weights).items()), denom)
             remember(memo, key, found, self.limits.max_memo_entries)
         return found
 
     def call_play(self, name: str, given: dict, pos, depth: int, roll: Callable, trusted: frozenset = frozenset()) -> OutcomeValue:
-        budget = self.budget  # a tree of calls costs no work: steps toward a look at the clock (Budget.step)
-        budget.steps_left -= CALL_STEPS
-        if budget.steps_left <= 0:
-            budget.step(pos)
+        # a call's own cost; charge() also reads the clock every CLOCK_CALLS charges, so a tree of calls
+        # cannot run past the timeout
         program = self.ruleset.program(name)
+        self.budget.charge(CALL_WORK, pos)
         inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         return program.run_play(self, inputs, roll, depth)
 
     def call_play_direct(self, name: str, values: tuple, depth: int, roll: Callable, pos=None) -> OutcomeValue:
         """:meth:`call_play` with the callee's inputs tuple built and checked at the call."""
-        budget = self.budget
-        budget.steps_left -= CALL_STEPS
-        if budget.steps_left <= 0:
-            budget.step(pos)
         program = self.ruleset.program(name)
+        self.budget.charge(CALL_WORK, program.procedure.body.pos if pos is None else pos)  # as call_play
         return program.outcome(program.play(self, values, roll, depth))
 
 
@@ -284,16 +288,16 @@ def dice_distribution(count: int, sides: int) -> dict[int, int]:
     if count == 0:
         return {0: 1}
     totals = count * (sides - 1) + 1
-    bits = (sides**count).bit_length() + 1
+    width = (sides**count).bit_length() // 8 + 1  # bytes a coefficient takes, with room to spare
+    bits = width * 8
     if totals * bits <= 1 << 22:
         base = 1 << bits
         one = (base**sides - 1) // (base - 1)  # 1 + x + ... + x^(sides-1) at x = 2^bits
-        packed = one**count
-        mask = base - 1
-        ways = {}
-        for offset in range(totals):
-            ways[count + offset] = (packed >> (offset * bits)) & mask
-        return ways
+        # the digits read from the bytes, each a slice: shifting the whole product for each digit made this
+        # quadratic (70d100: 7,000 shifts of a 3-million-bit integer, a second)
+        packed = (one**count).to_bytes(totals * width, "little")
+        from_bytes = int.from_bytes
+        return {count + offset: from_bytes(packed[offset * width:(offset + 1) * width], "little") for offset in range(totals)}
     ways = [1]
     for _ in range(count):
         step, window = [], 0

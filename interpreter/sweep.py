@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 from .api import Distribution, odds, procedure_of, reachable_choices
 from .arguments import check_names, check_type, misuse
 from .inputs import CoercionError, coerce, parse_command_line_value
-from .limits import Budget, Limits
+from .limits import EXACT_CALL_WORK, Budget, Limits
 from .ruleset import MISSING, Ruleset
 from .summaries import OUTCOME, numeric
 from .values import BoolType, IntType, ListType, RecordType, StrType, Type, show, to_plain
@@ -358,6 +358,9 @@ def run_sweep(
                 cell_choices[dimension.target] = value
             else:
                 cell_inputs[dimension.target] = _set_at(cell_inputs.get(dimension.target), dimension.path, value, dimension.name)
+        # a cell's call has a cost of its own, whatever the procedure does (inputs prepared, fractions reduced):
+        # thousands of cells whose odds come from the memo would otherwise cost nothing
+        budget.charge(EXACT_CALL_WORK, compiled.body.pos)
         cells.append(Cell(tuple(combination), odds(ruleset, procedure, cell_inputs, choices=cell_choices, budget=budget)))
     return Sweep(ruleset.name, procedure, fixed, dict(choices or {}), tuple(dimensions), tuple(by), tuple(cells), outcome_order(ruleset, procedure))
 

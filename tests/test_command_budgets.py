@@ -24,7 +24,7 @@ from interpreter.api import monte_carlo, odds
 from interpreter.cli import main
 from interpreter.errors import UsageError
 from interpreter.examples import run_examples
-from interpreter.limits import Budget, LimitExceeded, Limits, TimeoutExceeded
+from interpreter.limits import CALL_WORK, Budget, LimitExceeded, Limits, TimeoutExceeded
 from interpreter.results import resolution
 from interpreter.trace import BoundedTrace, TraceEvent, describe
 
@@ -75,12 +75,13 @@ def resolve_tree(levels: int, fan: int, *, choice: bool = False) -> dict[str, st
 def test_a_play_of_resolved_calls_reads_the_clock(make_ruleset, clock, choice):
     ruleset = make_ruleset(resolve_tree(4, 10, choice=choice))
     # one play: p0 resolves p1 10 times, each p1 resolves p2 10 times, each p2 resolves p3 10 times:
-    # 10 + 100 + 1,000 = 1,110 resolved calls, CALL_STEPS (16) steps each: 17,760 steps, a read every
-    # CLOCK_STEPS (1,024): 17 reads inside the play.  Before, the calls cost nothing and the clock was
-    # read only before the batch of plays (and once for the deadline): 2 reads in all.
+    # 10 + 100 + 1,000 = 1,110 resolved calls, each charged CALL_WORK (16 units): 17,760 units, under
+    # CLOCK_EVERY (20,000), so the clock is read by the count of charges, every CLOCK_CALLS (64):
+    # 1,110 // 64 = 17 reads inside the play.  Before, the calls cost nothing and the clock was read
+    # only before the batch of plays (and once for the deadline): 2 reads in all.
     sample = monte_carlo(ruleset, "p0", trials=1, seed=3)
     assert sample.counts[0][1] == 1
-    assert 1_110 * Budget.CALL_STEPS // Budget.CLOCK_STEPS == 17
+    assert 1_110 * CALL_WORK < Budget.CLOCK_EVERY and 1_110 // Budget.CLOCK_CALLS == 17
     assert clock.reads == 2 + 17
 
 
