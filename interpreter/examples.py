@@ -170,7 +170,7 @@ def _check_odds(ruleset: Ruleset, example: Example, inputs: dict, choices: dict,
 MAX_PROBABILITY_DIGITS = 1_000
 
 
-_PROBABILITY = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:/\s*(\d+)\s*)?")
+_PROBABILITY = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(?:/\s*([0-9]+)\s*)?", re.ASCII)  # ASCII digits: int() reads "٣" too
 
 
 def probability(written: Any) -> Fraction | None:
