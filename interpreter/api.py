@@ -35,7 +35,7 @@ from .runtime import Run, fraction
 from .values import OutcomeValue
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .trace import TraceEvent
+    from .trace_events import TraceEvent
 
 Ruleset = CompiledRuleset  # what load_ruleset gives and every call takes
 ENGINES = ("compiled", "reference")

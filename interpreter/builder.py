@@ -14,7 +14,7 @@ from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any
 
-from . import ast
+from . import syntax
 from .errors import DiagnosticList, RulesetError
 from .inputs import CoercionError, coerce
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
@@ -113,9 +113,9 @@ def _scalar_char_map(lines: tuple[str, ...], line: int, column: int, style: str,
     return tuple(positions)
 
 
-def pos_of(doc: LoadedYaml, path: tuple, *, at_key: bool = False) -> ast.Pos:
+def pos_of(doc: LoadedYaml, path: tuple, *, at_key: bool = False) -> syntax.Pos:
     mark = doc.key_mark(path) if at_key else doc.mark(path)
-    return ast.Pos(doc.source_of(mark), mark.line, mark.column)
+    return syntax.Pos(doc.source_of(mark), mark.line, mark.column)
 
 
 def _aid(doc: LoadedYaml, path: tuple, data: dict) -> Aid:
@@ -602,14 +602,14 @@ class Builder:
             name, item.data["kind"], item.data.get("title", name), item.data["rule"], tuple(entries), pos_of(item.doc, item.path, at_key=True)
         )
 
-    def _expression(self, doc: LoadedYaml, path: tuple) -> ast.Expr:
+    def _expression(self, doc: LoadedYaml, path: tuple) -> syntax.Expr:
         text = _get(doc.data, path)
         origin = origin_for(doc, path)
         try:
             return parse_expression(text, origin, self.limits)
         except RulesetError as error:
             self.diagnostics.extend(error.diagnostics)
-            return ast.BoolLit(origin.pos(1, 1), False)
+            return syntax.BoolLit(origin.pos(1, 1), False)
 
     # ---- procedures -----------------------------------------------------------------
 

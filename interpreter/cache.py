@@ -351,7 +351,7 @@ class _Pickler(pickle.Pickler):
     parts, syntax trees as pickles of their own (see _deferred_tree)."""
 
     def reducer_override(self, obj: Any):
-        from .builtins import AggregateFunction, Function
+        from .functions import AggregateFunction, Function
         from .compiled_ruleset import CompiledRuleset
         from .ruleset import ModifierEntry, Procedure
         from .values import Record
@@ -448,12 +448,12 @@ def _mapping(items: dict) -> MappingProxyType:
 
 
 def _function(name: str):
-    from .builtins import FUNCTIONS
+    from .functions import FUNCTIONS
 
     return FUNCTIONS[name]
 
 
 def _aggregate(name: str):
-    from .builtins import AGGREGATES
+    from .functions import AGGREGATES
 
     return AGGREGATES[name]

@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Iterator
 
-from . import ast
+from . import syntax
 from .errors import DiagnosticList
 from .ruleset import Ruleset
 
@@ -36,7 +36,7 @@ class CallSite:
     """One ``resolve`` of a procedure by another, with where it is written."""
 
     callee: str
-    pos: ast.Pos
+    pos: syntax.Pos
     depth: int  # nesting levels above the call inside its procedure
 
 
@@ -52,11 +52,11 @@ class CallGraph:
 
 def children(node: object) -> Iterator[tuple[object, int]]:
     """The nodes directly inside ``node``, each with the nesting it adds (0 or 1)."""
-    if isinstance(node, ast.Block):
+    if isinstance(node, syntax.Block):
         for statement in node.statements:
             yield statement, 0
         return
-    if isinstance(node, ast.If):
+    if isinstance(node, syntax.If):
         for condition, body in node.branches:
             yield condition, 1
             yield body, 1
@@ -66,9 +66,9 @@ def children(node: object) -> Iterator[tuple[object, int]]:
     for spec in dataclasses.fields(node):  # type: ignore[arg-type]
         value = getattr(node, spec.name)
         for item in value if isinstance(value, tuple) else (value,):
-            if isinstance(item, (ast.Expr, ast.Block)):
+            if isinstance(item, (syntax.Expr, syntax.Block)):
                 yield item, 1
-            elif isinstance(item, (ast.Arg, ast.OutcomeField)):
+            elif isinstance(item, (syntax.Arg, syntax.OutcomeField)):
                 yield item.value, 1
 
 
@@ -94,9 +94,9 @@ def _depth(root: object, condition_depth: dict[str, int] | None = None) -> tuple
     stack: list[tuple[object, int]] = [(root, 0)]
     while stack:
         node, level = stack.pop()
-        if isinstance(node, ast.Resolve):
+        if isinstance(node, syntax.Resolve):
             sites.append(CallSite(node.procedure, node.pos, level))
-        if isinstance(node, ast.ModifierSum) and condition_depth is not None:
+        if isinstance(node, syntax.ModifierSum) and condition_depth is not None:
             level += condition_depth.get(node.list_name, 0)
         deepest = max(deepest, level)
         for child, added in children(node):
@@ -173,12 +173,12 @@ def tables_read(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
     stack: list[object] = [ruleset.procedures[procedure].body]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Lookup) and node.table in ruleset.tables:
+        if isinstance(node, syntax.Lookup) and node.table in ruleset.tables:
             found.setdefault(node.table, None)
-        elif isinstance(node, ast.Resolve) and node.procedure in ruleset.procedures and node.procedure not in seen_procedures:
+        elif isinstance(node, syntax.Resolve) and node.procedure in ruleset.procedures and node.procedure not in seen_procedures:
             seen_procedures.add(node.procedure)
             stack.append(ruleset.procedures[node.procedure].body)
-        elif isinstance(node, ast.ModifierSum) and node.list_name in ruleset.modifiers and node.list_name not in seen_modifiers:
+        elif isinstance(node, syntax.ModifierSum) and node.list_name in ruleset.modifiers and node.list_name not in seen_modifiers:
             seen_modifiers.add(node.list_name)
             stack.extend(entry.condition for entry in ruleset.modifiers[node.list_name].entries)
         stack.extend(child for child, _ in reversed(list(children(node))))

@@ -16,7 +16,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from . import ast, ir
+from . import ir, syntax
 from .callgraph import MAX_NESTING, build_call_graph
 from .errors import DiagnosticList
 from .inputs import coercion_keeps
@@ -41,7 +41,7 @@ from .values import (
     unknown_within,
 )
 
-from .builtins import AGGREGATES, FUNCTIONS, CallSite
+from .functions import AGGREGATES, FUNCTIONS, CallSite
 
 
 @dataclass
@@ -50,7 +50,7 @@ class _Variable:
 
     slot: int
     type: Type
-    pos: ast.Pos
+    pos: syntax.Pos
 
 
 @dataclass
@@ -113,7 +113,7 @@ class Checker:
                 compiled[name] = self._compile_procedure(self.ruleset.procedures[name])
         return {name: compiled[name] for name in self.ruleset.procedures if name in compiled}
 
-    def error(self, pos: ast.Pos, message: str) -> None:
+    def error(self, pos: syntax.Pos, message: str) -> None:
         self.diagnostics.add(pos.diagnostic(message))
 
     # ---- procedures --------------------------------------------------------------
@@ -128,23 +128,23 @@ class Checker:
             self._check_shadowing(choice.name, choice.pos, "choice")
             if procedure.input(choice.name):
                 self.error(choice.pos, f"choice '{choice.name}' has the same name as an input")
-        self.outcome_fields: dict[str, tuple[Type, ast.Pos, str]] = {}
+        self.outcome_fields: dict[str, tuple[Type, syntax.Pos, str]] = {}
         body = self._block(procedure.body, _Scope(None))
         if not self._always_ends(procedure.body):
             last = procedure.body.statements[-1].pos if procedure.body.statements else procedure.body.pos
             self.error(last, f"procedure '{procedure.name}' may reach its end without an outcome: end every path with `outcome NAME(...)`")
         outcome = OutcomeType(procedure.name, tuple((name, found[0]) for name, found in self.outcome_fields.items()))
         self.outcome_types.setdefault(procedure.name, outcome)
-        names = tuple(dict.fromkeys(s.name for s in _walk_statements(procedure.body) if isinstance(s, ast.Outcome)))
+        names = tuple(dict.fromkeys(s.name for s in _walk_statements(procedure.body) if isinstance(s, syntax.Outcome)))
         return ir.CheckedProcedure(
             procedure.name, procedure.title, procedure.rule, procedure.inputs, procedure.choices, body, self.next_slot, outcome, names
         )
 
-    def _check_shadowing(self, name: str, pos: ast.Pos, what: str) -> None:
+    def _check_shadowing(self, name: str, pos: syntax.Pos, what: str) -> None:
         if name in self.ruleset.constants:
             self.error(pos, f"{what} '{name}' has the same name as a constant; rename one of them")
 
-    def _outcome_field(self, outcome: ast.Outcome, field: ast.OutcomeField, field_type: Type) -> None:
+    def _outcome_field(self, outcome: syntax.Outcome, field: syntax.OutcomeField, field_type: Type) -> None:
         """One field of one outcome: a field keeps one type across all of a procedure's outcomes."""
         earlier = self.outcome_fields.get(field.name)
         if earlier is None:
@@ -164,12 +164,12 @@ class Checker:
             return ANY
         return found
 
-    def _cell_type(self, table: Table, pos: ast.Pos) -> Type:
+    def _cell_type(self, table: Table, pos: syntax.Pos) -> Type:
         if table.name not in self.cell_types:
             self.cell_types[table.name] = self._uniform_cell_type(table, pos)
         return self.cell_types[table.name]
 
-    def _uniform_cell_type(self, table: Table, pos: ast.Pos) -> Type:
+    def _uniform_cell_type(self, table: Table, pos: syntax.Pos) -> Type:
         if table.result_fields is not None:
             return RecordType(f"cell of {table.name}", (("code", STR),) + tuple(table.result_fields))
         found: Type | None = None
@@ -183,14 +183,14 @@ class Checker:
                     return ANY
         return found or ANY
 
-    def _always_ends(self, block: ast.Block) -> bool:
-        statements = [s for s in block.statements if not isinstance(s, ast.Note)]
+    def _always_ends(self, block: syntax.Block) -> bool:
+        statements = [s for s in block.statements if not isinstance(s, syntax.Note)]
         if not statements:
             return False
         last = statements[-1]
-        if isinstance(last, ast.Outcome):
+        if isinstance(last, syntax.Outcome):
             return True
-        if isinstance(last, ast.If) and last.otherwise is not None:
+        if isinstance(last, syntax.If) and last.otherwise is not None:
             return all(self._always_ends(body) for _, body in last.branches) and self._always_ends(last.otherwise)
         return False
 
@@ -203,16 +203,16 @@ class Checker:
 
     # ---- statements ----------------------------------------------------------------
 
-    def _block(self, block: ast.Block, scope: _Scope) -> ir.Block:
+    def _block(self, block: syntax.Block, scope: _Scope) -> ir.Block:
         statements: list[ir.Stmt] = []
-        ended_by: ast.Stmt | None = None
+        ended_by: syntax.Stmt | None = None
         for statement in block.statements:
             if ended_by is not None:
-                kind = "outcome" if isinstance(ended_by, ast.Outcome) else "break"
+                kind = "outcome" if isinstance(ended_by, syntax.Outcome) else "break"
                 self.error(statement.pos, f"unreachable: this statement follows the {kind} at line {ended_by.pos.line}")
                 ended_by = None  # one report per block is enough
             statements.extend(self._statement(statement, scope))
-            if isinstance(statement, (ast.Outcome, ast.Break)):
+            if isinstance(statement, (syntax.Outcome, syntax.Break)):
                 ended_by = statement
         return ir.Block(block.pos, tuple(statements), tuple(scope.slots))
 
@@ -230,10 +230,10 @@ class Checker:
                 return value
         return ir.Canonical(value.pos, value)
 
-    def _statement(self, statement: ast.Stmt, scope: _Scope) -> list[ir.Stmt]:
+    def _statement(self, statement: syntax.Stmt, scope: _Scope) -> list[ir.Stmt]:
         hoisted: list[ir.Stmt] = []
         context = _Context(hoisted)
-        if isinstance(statement, ast.Let):
+        if isinstance(statement, syntax.Let):
             value, value_type = self._expr(statement.value, scope, context)
             existing = self._existing_name(statement.name, scope)
             if existing:
@@ -241,7 +241,7 @@ class Checker:
             slot = self._alloc(scope)
             scope.names[statement.name] = _Variable(slot, value_type, statement.pos)
             return hoisted + [ir.Assign(statement.pos, statement.name, slot, self._kept_in_order(value, value_type, scope), True)]
-        if isinstance(statement, ast.Set):
+        if isinstance(statement, syntax.Set):
             value, value_type = self._expr(statement.value, scope, context)
             variable = scope.find(statement.name)
             if variable is None:
@@ -254,7 +254,7 @@ class Checker:
             if not compatible(variable.type, value_type):
                 self.error(statement.value.pos, f"'{statement.name}' holds {variable.type.describe()}, not {value_type.describe()}")
             return hoisted + [ir.Assign(statement.pos, statement.name, variable.slot, self._kept_in_order(value, variable.type, scope), False)]
-        if isinstance(statement, ast.If):
+        if isinstance(statement, syntax.If):
             branches = []
             for index, (condition, body) in enumerate(statement.branches):
                 if index == 0:
@@ -267,7 +267,7 @@ class Checker:
                 branches.append((condition_ir, self._block(body, _Scope(scope))))
             otherwise = self._block(statement.otherwise, _Scope(scope)) if statement.otherwise is not None else None
             return hoisted + [ir.If(statement.pos, tuple(branches), otherwise)]
-        if isinstance(statement, ast.For):
+        if isinstance(statement, syntax.For):
             iterable, iterable_type = self._expr(
                 statement.iterable, scope, _Context(None, "a loop's bounds cannot roll dice: roll into a `let` first")
             )
@@ -288,7 +288,7 @@ class Checker:
             body = self._block(statement.body, body_scope)
             self.loop_depth -= 1
             return [ir.ForLoop(statement.pos, statement.var, var_slot, sequence_slot, index_slot, iterable, body)]
-        if isinstance(statement, ast.While):
+        if isinstance(statement, syntax.While):
             no_dice = _Context(None, "a loop's condition and limit cannot roll dice: roll into a variable inside the loop")
             condition, condition_type = self._expr(statement.condition, scope, no_dice)
             condition = self.expect(statement.condition, condition_type, BOOL, "a `while` condition", condition)
@@ -302,13 +302,13 @@ class Checker:
             self.loop_depth -= 1
             variables = tuple(sorted((name, scope.find(name).slot) for name in scope.visible()))
             return [ir.WhileLoop(statement.pos, condition, limit, count_slot, limit_slot, body, variables)]
-        if isinstance(statement, ast.Break):
+        if isinstance(statement, syntax.Break):
             if self.loop_depth == 0:
                 self.error(statement.pos, "`break` outside a loop")
             return [ir.Break(statement.pos)]
-        if isinstance(statement, ast.Outcome):
+        if isinstance(statement, syntax.Outcome):
             fields = []
-            seen: dict[str, ast.Pos] = {}
+            seen: dict[str, syntax.Pos] = {}
             for f in statement.fields:
                 if f.name in seen:
                     self.error(f.pos, f"field '{f.name}' given twice in outcome {statement.name}")
@@ -317,11 +317,11 @@ class Checker:
                 self._outcome_field(statement, f, value_type)
                 fields.append((f.name, value))
             return hoisted + [ir.Outcome(statement.pos, statement.name, tuple(fields), statement.rule)]
-        if isinstance(statement, ast.Require):
+        if isinstance(statement, syntax.Require):
             condition, condition_type = self._expr(statement.condition, scope, context)
             condition = self.expect(statement.condition, condition_type, BOOL, "a `require` condition", condition)
             return hoisted + [ir.Require(statement.pos, condition, statement.message)]
-        if isinstance(statement, ast.Note):
+        if isinstance(statement, syntax.Note):
             return [ir.Note(statement.pos, statement.text)]
         raise AssertionError(f"unknown statement {statement!r}")  # pragma: no cover
 
@@ -336,7 +336,7 @@ class Checker:
             return "a constant"
         return ""
 
-    def expect(self, expr: ast.Expr, actual: Type, expected: Type, what: str, value: ir.Expr | None = None) -> ir.Expr | None:
+    def expect(self, expr: syntax.Expr, actual: Type, expected: Type, what: str, value: ir.Expr | None = None) -> ir.Expr | None:
         """Report a value of the wrong type; a value whose type is not known here gets a run-time check.
 
         Returns ``value`` (the checked form of ``expr``), wrapped in a guard where needed.
@@ -346,7 +346,7 @@ class Checker:
             return value
         return self.guard(expr, actual, (expected,), what, value)
 
-    def guard(self, expr: ast.Expr, actual: Type, expected: tuple[Type, ...], what: str, value: ir.Expr | None) -> ir.Expr | None:
+    def guard(self, expr: syntax.Expr, actual: Type, expected: tuple[Type, ...], what: str, value: ir.Expr | None) -> ir.Expr | None:
         if value is None or not any(unknown_within(option, actual) for option in expected):
             return value
         return ir.Guard(expr.pos, value, expected, what)
@@ -363,7 +363,7 @@ class Checker:
 
     # ---- expressions -----------------------------------------------------------------
 
-    def _expr(self, expr: ast.Expr, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
+    def _expr(self, expr: syntax.Expr, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         method = getattr(self, "_expr_" + type(expr).__name__)
         return method(expr, scope, context)
 
@@ -470,9 +470,9 @@ class Checker:
         elif expr.op in ("==", "!="):
             if not compatible(left_type, right_type):
                 self.error(expr.pos, f"comparing {left_type.describe()} with {right_type.describe()} is always {expr.op == '!='}")
-            elif isinstance(left_type, StrType) and isinstance(expr.right, ast.StrLit):
+            elif isinstance(left_type, StrType) and isinstance(expr.right, syntax.StrLit):
                 self._check_enum_value(left_type, expr.right)
-            elif isinstance(right_type, StrType) and isinstance(expr.left, ast.StrLit):
+            elif isinstance(right_type, StrType) and isinstance(expr.left, syntax.StrLit):
                 self._check_enum_value(right_type, expr.left)
         else:
             # numbers and odds ratios order together: ratio(a, d) >= 3 means odds of 3:1 or better
@@ -483,7 +483,7 @@ class Checker:
             right = self.guard(expr.right, right_type, (INT, RATIO), f"the right side of {expr.op}", right)
         return ir.Comparison(expr.pos, expr.op, left, right), BOOL
 
-    def _check_enum_value(self, enum: StrType, literal: ast.StrLit) -> None:
+    def _check_enum_value(self, enum: StrType, literal: syntax.StrLit) -> None:
         if enum.values and literal.value not in enum.values:
             self.error(literal.pos, f"'{literal.value}' is not one of {', '.join(enum.values)}")
 
@@ -612,7 +612,7 @@ class Checker:
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             self.error(expr.pos, f"unknown table '{expr.table}'{hint}{context.where}")
             return _invalid(expr), ANY
-        args: dict[str, ast.Expr] = {}
+        args: dict[str, syntax.Expr] = {}
         positional_names = ["row", "column"]
         for index, arg in enumerate(expr.args):
             name = arg.name
@@ -699,7 +699,7 @@ class Checker:
             expected = spec.type if spec is not None else StrType(choice.options)
             if not compatible(expected, value_type):
                 self.error(arg.value.pos, f"input '{arg.name}' of '{expr.procedure}' is {expected.describe()}, not {value_type.describe()}")
-            elif isinstance(expected, StrType) and isinstance(arg.value, ast.StrLit):
+            elif isinstance(expected, StrType) and isinstance(arg.value, syntax.StrLit):
                 self._check_enum_value(expected, arg.value)
             given.add(arg.name)
             args.append((arg.name, value))
@@ -712,22 +712,22 @@ class Checker:
         context.hoist.append(ir.CallProcedure(expr.pos, slot, expr.procedure, tuple(args), frozenset(trusted)))
         return ir.Local(expr.pos, f"resolve {expr.procedure}", slot), self.outcome_types.get(expr.procedure, OutcomeType(expr.procedure, ()))
 
-def _invalid(expr: ast.Expr) -> ir.Const:
+def _invalid(expr: syntax.Expr) -> ir.Const:
     """What an expression the checker refused compiles to: the ruleset will not load, so it never runs."""
     return ir.Const(expr.pos, None)
 
 
-def _walk_statements(block: ast.Block) -> Iterable[ast.Stmt]:
+def _walk_statements(block: syntax.Block) -> Iterable[syntax.Stmt]:
     stack = list(reversed(block.statements))
     while stack:
         statement = stack.pop()
         yield statement
-        if isinstance(statement, ast.If):
+        if isinstance(statement, syntax.If):
             for _, body in reversed(statement.branches):
                 stack.extend(reversed(body.statements))
             if statement.otherwise is not None:
                 stack.extend(reversed(statement.otherwise.statements))
-        elif isinstance(statement, (ast.For, ast.While)):
+        elif isinstance(statement, (syntax.For, syntax.While)):
             stack.extend(reversed(statement.body.statements))
 
 

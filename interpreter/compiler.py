@@ -17,7 +17,7 @@ For every procedure three functions are generated:
   evaluator would raise it), and the rest runs once per trial.
 
 Every error keeps the evaluator's message and position: anything that can
-fail goes through a helper in :mod:`runtime` or :mod:`builtins`, which the
+fail goes through a helper in :mod:`runtime` or :mod:`functions`, which the
 evaluator shares.  Budgets are charged per pass (exact) or per loop round
 (plays), so a runaway procedure is still stopped quickly.
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
-from . import ast
+from . import syntax
 from .api import Distribution
 from .arguments import check_names, check_type
 from .compiled_ruleset import CompiledRuleset, compile_model
@@ -244,7 +244,7 @@ def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
             amount = _amount(value_text, op, value_offset) * (1 if op == "+" else -1)
             modifier_list = modifiers[name]
             pos = modifier_list.pos
-            entry = ModifierEntry("what_if", f"what-if {text.strip()}", amount, ast.BoolLit(pos, True), "--what-if (command line)", pos)
+            entry = ModifierEntry("what_if", f"what-if {text.strip()}", amount, syntax.BoolLit(pos, True), "--what-if (command line)", pos)
             modifiers[name] = dataclasses.replace(modifier_list, entries=modifier_list.entries + (entry,))
         else:
             if name not in constants:

@@ -28,11 +28,11 @@ from .inputs import CoercionError, coerce
 from .limits import CALL_WORK, STATEMENT_WORK, TRACE_EVENT_WORK, Budget, Limits, LimitExceeded, breach, remember
 from .ruleset import Ruleset
 from .tables import OffTable, lookup
-from .trace import BoundedTrace, TraceEvent
+from .trace_events import BoundedTrace, TraceEvent
 from .values import OutcomeValue, Record, brief, canonical, conforms, kind_of_value, show
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import ast
+    from . import syntax
 
 __all__ = ["Dist", "Executor", "LimitExceeded", "Limits", "TraceEvent"]
 
@@ -135,7 +135,7 @@ class Executor:
 
     # ---- tracing -------------------------------------------------------------------
 
-    def note(self, frame: _Frame, kind: str, step: str, pos: ast.Pos | None = None, rule: str | None = None, **data) -> None:
+    def note(self, frame: _Frame, kind: str, step: str, pos: syntax.Pos | None = None, rule: str | None = None, **data) -> None:
         """Record a step of the trace: its data only (trace.describe words it)."""
         if self.trace is not None:
             self.budget.charge(TRACE_EVENT_WORK, pos)  # kept to the end of the play: a call tree's trace grew to 100 MB
@@ -332,7 +332,7 @@ class Executor:
             per_state.append((env, weight, outcomes.weights, outcomes.denom))
         return self._spread(dist, statement.slot, per_state, statement.pos)
 
-    def callee_inputs(self, callee: ir.CheckedProcedure, given: dict[str, Any], pos: ast.Pos) -> dict[str, Any]:
+    def callee_inputs(self, callee: ir.CheckedProcedure, given: dict[str, Any], pos: syntax.Pos) -> dict[str, Any]:
         inputs = {}
         for spec in callee.inputs:
             value = given.get(spec.name, spec.default)

@@ -2,7 +2,7 @@
 
 The checker turns the parser's AST into these nodes.  Every name is
 resolved (a local slot, an input, a choice or a constant), every built-in
-function is its entry in :mod:`builtins`, every table and modifier list is
+function is its entry in :mod:`functions`, every table and modifier list is
 the object itself, and every die roll and procedure call is hoisted into a
 statement of its own.  Expressions are then free of chance, so an executor
 can explore every face of a statement and merge equal states.
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from .errors import Pos
-    from .builtins import AggregateFunction, Function
+    from .functions import AggregateFunction, Function
     from .ruleset import Choice, InputSpec, ModifierEntry, ModifierList
     from .tables import Table
     from .values import OutcomeType, Type

@@ -147,7 +147,7 @@ def remember(memo: dict, key, value, limit: int) -> None:
 
 
 def breach(pos, limit: str, message: str) -> LimitExceeded:
-    """A LimitExceeded at ``pos`` (an ast.Pos, or None) naming the limit and how to raise it."""
+    """A LimitExceeded at ``pos`` (a syntax.Pos, or None) naming the limit and how to raise it."""
     hint = RAISE_HINTS.get(limit, f"raise Limits({limit}=...) in the API")
     text = f"{message} ({limit}; {hint})"
     kind = TimeoutExceeded if limit == "timeout" else LimitExceeded

@@ -17,7 +17,7 @@ from typing import Callable
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from . import ast
+from . import syntax
 from .errors import RulesetError, Source
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
 
@@ -83,18 +83,18 @@ class TextOrigin:
         text = self.text.translate(_AS_NEWLINE)
         return (0,) + tuple(index + 1 for index, char in enumerate(text) if char == "\n")
 
-    def pos(self, line: int, column: int) -> ast.Pos:
+    def pos(self, line: int, column: int) -> syntax.Pos:
         if self.char_map is not None:
             starts = self._line_starts
             index = starts[line - 1] + column - 1 if line <= len(starts) else len(self.text)
             if 0 <= index < len(self.char_map):
                 file_line, file_column = self.char_map[index]
-                return ast.Pos(self.source, file_line, file_column)
+                return syntax.Pos(self.source, file_line, file_column)
             if self.char_map and index >= len(self.char_map):
                 file_line, file_column = self.char_map[-1]
-                return ast.Pos(self.source, file_line, file_column + 1)
+                return syntax.Pos(self.source, file_line, file_column + 1)
         base = self.first_column if line == 1 else self.other_column
-        return ast.Pos(self.source, self.first_line + line - 1, base + column - 1)
+        return syntax.Pos(self.source, self.first_line + line - 1, base + column - 1)
 
 
 @functools.lru_cache(maxsize=None)
@@ -209,12 +209,12 @@ class _ToAst(Transformer_NonRecursive):
         except OverLimit as error:
             raise RulesetError(self._tok(token).diagnostic(str(error))) from None
 
-    def _pos(self, meta) -> ast.Pos:
+    def _pos(self, meta) -> syntax.Pos:
         if getattr(meta, "empty", True):
             return self.origin.pos(1, 1)
         return self.origin.pos(meta.line, meta.column)
 
-    def _tok(self, token: Token) -> ast.Pos:
+    def _tok(self, token: Token) -> syntax.Pos:
         return self.origin.pos(token.line, token.column)
 
     # -- statements
@@ -224,17 +224,17 @@ class _ToAst(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def block(self, meta, children):
-        return ast.Block(self._pos(meta), tuple(children))
+        return syntax.Block(self._pos(meta), tuple(children))
 
     @v_args(meta=True)
     def let_stmt(self, meta, children):
         name, value = children
-        return ast.Let(self._pos(meta), str(name), value)
+        return syntax.Let(self._pos(meta), str(name), value)
 
     @v_args(meta=True)
     def set_stmt(self, meta, children):
         name, value = children
-        return ast.Set(self._pos(meta), str(name), value)
+        return syntax.Set(self._pos(meta), str(name), value)
 
     @v_args(meta=True)
     def if_stmt(self, meta, children):
@@ -249,7 +249,7 @@ class _ToAst(Transformer_NonRecursive):
                 branches.append(payload)
             else:
                 otherwise = payload
-        return ast.If(self._pos(meta), tuple(branches), otherwise)
+        return syntax.If(self._pos(meta), tuple(branches), otherwise)
 
     def elif_clause(self, children):
         return ("elif", (children[0], children[1]))
@@ -260,21 +260,21 @@ class _ToAst(Transformer_NonRecursive):
     @v_args(meta=True)
     def for_stmt(self, meta, children):
         var, iterable, body = children
-        return ast.For(self._pos(meta), str(var), iterable, body)
+        return syntax.For(self._pos(meta), str(var), iterable, body)
 
     @v_args(meta=True)
     def while_stmt(self, meta, children):
         condition, limit, body = children
-        return ast.While(self._pos(meta), condition, limit, body)
+        return syntax.While(self._pos(meta), condition, limit, body)
 
     @v_args(meta=True)
     def break_stmt(self, meta, children):
-        return ast.Break(self._pos(meta))
+        return syntax.Break(self._pos(meta))
 
     @v_args(meta=True)
     def outcome_stmt(self, meta, children):
         name, fields, rule = children
-        return ast.Outcome(self._pos(meta), str(name), tuple(fields or ()), rule)
+        return syntax.Outcome(self._pos(meta), str(name), tuple(fields or ()), rule)
 
     def field_list(self, children):
         return [c for c in children if c is not None]
@@ -282,7 +282,7 @@ class _ToAst(Transformer_NonRecursive):
     @v_args(meta=True)
     def field(self, meta, children):
         name, value = children
-        return ast.OutcomeField(self._tok(name), str(name), value)
+        return syntax.OutcomeField(self._tok(name), str(name), value)
 
     def rule_ref(self, children):
         return _unquote(children[0])
@@ -290,21 +290,21 @@ class _ToAst(Transformer_NonRecursive):
     @v_args(meta=True)
     def require_stmt(self, meta, children):
         condition, message = children
-        return ast.Require(self._pos(meta), condition, _unquote(message))
+        return syntax.Require(self._pos(meta), condition, _unquote(message))
 
     @v_args(meta=True)
     def note_stmt(self, meta, children):
-        return ast.Note(self._pos(meta), _unquote(children[0]))
+        return syntax.Note(self._pos(meta), _unquote(children[0]))
 
     # -- expressions
     @v_args(meta=True)
     def if_expr(self, meta, children):
-        return ast.Conditional(self._pos(meta), *children)
+        return syntax.Conditional(self._pos(meta), *children)
 
     def _logical(op):
         @v_args(meta=True)
         def build(self, meta, children):
-            return ast.Logical(self._pos(meta), op, children[0], children[1])
+            return syntax.Logical(self._pos(meta), op, children[0], children[1])
 
         return build
 
@@ -313,29 +313,29 @@ class _ToAst(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def not_op(self, meta, children):
-        return ast.Not(self._pos(meta), children[0])
+        return syntax.Not(self._pos(meta), children[0])
 
     @v_args(meta=True)
     def compare(self, meta, children):
         left, op, right = children
-        return ast.Compare(self._pos(meta), str(op), left, right)
+        return syntax.Compare(self._pos(meta), str(op), left, right)
 
     @v_args(meta=True)
     def member(self, meta, children):
-        return ast.Compare(self._pos(meta), "in", children[0], children[1])
+        return syntax.Compare(self._pos(meta), "in", children[0], children[1])
 
     @v_args(meta=True)
     def not_member(self, meta, children):
-        return ast.Compare(self._pos(meta), "notin", children[0], children[1])
+        return syntax.Compare(self._pos(meta), "notin", children[0], children[1])
 
     @v_args(meta=True)
     def range_op(self, meta, children):
-        return ast.RangeExpr(self._pos(meta), children[0], children[1])
+        return syntax.RangeExpr(self._pos(meta), children[0], children[1])
 
     def _arith(op):
         @v_args(meta=True)
         def build(self, meta, children):
-            return ast.Binary(self._pos(meta), op, children[0], children[1])
+            return syntax.Binary(self._pos(meta), op, children[0], children[1])
 
         return build
 
@@ -348,88 +348,88 @@ class _ToAst(Transformer_NonRecursive):
     @v_args(meta=True)
     def neg(self, meta, children):
         operand = children[0]
-        if isinstance(operand, ast.IntLit):
-            return ast.IntLit(self._pos(meta), -operand.value)
-        return ast.Negate(self._pos(meta), operand)
+        if isinstance(operand, syntax.IntLit):
+            return syntax.IntLit(self._pos(meta), -operand.value)
+        return syntax.Negate(self._pos(meta), operand)
 
     @v_args(meta=True)
     def attribute(self, meta, children):
-        return ast.Attribute(self._pos(meta), children[0], str(children[1]))
+        return syntax.Attribute(self._pos(meta), children[0], str(children[1]))
 
     def field_name(self, children):
         return str(children[0])
 
     @v_args(meta=True)
     def index(self, meta, children):
-        return ast.Index(self._pos(meta), children[0], children[1])
+        return syntax.Index(self._pos(meta), children[0], children[1])
 
     def int_lit(self, children):
         token = children[0]
-        return ast.IntLit(self._tok(token), self._literal(self.limits.integer, token))
+        return syntax.IntLit(self._tok(token), self._literal(self.limits.integer, token))
 
     def str_lit(self, children):
         token = children[0]
-        return ast.StrLit(self._tok(token), _unquote(token))
+        return syntax.StrLit(self._tok(token), _unquote(token))
 
     @v_args(meta=True)
     def true_lit(self, meta, children):
-        return ast.BoolLit(self._pos(meta), True)
+        return syntax.BoolLit(self._pos(meta), True)
 
     @v_args(meta=True)
     def false_lit(self, meta, children):
-        return ast.BoolLit(self._pos(meta), False)
+        return syntax.BoolLit(self._pos(meta), False)
 
     def name(self, children):
         token = children[0]
-        return ast.Name(self._tok(token), str(token))
+        return syntax.Name(self._tok(token), str(token))
 
     def dice_lit(self, children):
         token = children[0]
         pos = self._tok(token)
         count, sides = self._literal(self.limits.dice, token)
-        return ast.Dice(pos, ast.IntLit(pos, count), ast.IntLit(pos, sides), str(token))
+        return syntax.Dice(pos, syntax.IntLit(pos, count), syntax.IntLit(pos, sides), str(token))
 
     @v_args(meta=True)
     def list_lit(self, meta, children):
-        return ast.ListLit(self._pos(meta), tuple(c for c in children if c is not None))
+        return syntax.ListLit(self._pos(meta), tuple(c for c in children if c is not None))
 
     @v_args(meta=True)
     def call(self, meta, children):
         name, *args = children
-        return ast.Call(self._tok(name), str(name), tuple(a for a in args if a is not None))
+        return syntax.Call(self._tok(name), str(name), tuple(a for a in args if a is not None))
 
     @v_args(meta=True)
     def aggregate(self, meta, children):
         function, element, var, collection, condition = children
-        return ast.Aggregate(self._tok(function), str(function), element, str(var), collection, condition)
+        return syntax.Aggregate(self._tok(function), str(function), element, str(var), collection, condition)
 
     @v_args(meta=True)
     def lookup(self, meta, children):
         name, *args = children
-        return ast.Lookup(self._pos(meta), str(name), tuple(a for a in args if a is not None))
+        return syntax.Lookup(self._pos(meta), str(name), tuple(a for a in args if a is not None))
 
     @v_args(meta=True)
     def modifiers(self, meta, children):
-        return ast.ModifierSum(self._pos(meta), "drm", str(children[0]))
+        return syntax.ModifierSum(self._pos(meta), "drm", str(children[0]))
 
     @v_args(meta=True)
     def shifts(self, meta, children):
-        return ast.ModifierSum(self._pos(meta), "column_shift", str(children[0]))
+        return syntax.ModifierSum(self._pos(meta), "column_shift", str(children[0]))
 
     @v_args(meta=True)
     def resolve(self, meta, children):
         name, *args = children
-        return ast.Resolve(self._pos(meta), str(name), tuple(a for a in args if a is not None))
+        return syntax.Resolve(self._pos(meta), str(name), tuple(a for a in args if a is not None))
 
     @v_args(meta=True)
     def named_arg(self, meta, children):
         name, value = children
-        return ast.Arg(self._tok(name), str(name), value)
+        return syntax.Arg(self._tok(name), str(name), value)
 
     @v_args(meta=True)
     def positional_arg(self, meta, children):
         value = children[0]
-        return ast.Arg(value.pos, None, value)
+        return syntax.Arg(value.pos, None, value)
 
 
 def _unquote(token: str) -> str:
@@ -468,11 +468,11 @@ def _parse(text: str, origin: TextOrigin, start: str, limits: LoadLimits):
         raise error.orig_exc
 
 
-def parse_procedure(text: str, origin: TextOrigin, limits: LoadLimits = DEFAULT_LOAD_LIMITS) -> ast.Block:
+def parse_procedure(text: str, origin: TextOrigin, limits: LoadLimits = DEFAULT_LOAD_LIMITS) -> syntax.Block:
     """Parse a procedure body.  Raises RulesetError with a positioned message."""
     return _parse(text, origin, "start", limits)
 
 
-def parse_expression(text: str, origin: TextOrigin, limits: LoadLimits = DEFAULT_LOAD_LIMITS) -> ast.Expr:
+def parse_expression(text: str, origin: TextOrigin, limits: LoadLimits = DEFAULT_LOAD_LIMITS) -> syntax.Expr:
     """Parse one expression (a modifier's condition, say)."""
     return _parse(text, origin, "expr", limits)

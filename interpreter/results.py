@@ -17,7 +17,7 @@ from typing import Any, Iterable, Sequence
 from .errors import Diagnostic
 from .ruleset import MISSING, ModifierList, Ruleset
 from .tables import Table
-from .trace import public_fields
+from .trace_events import public_fields
 from .values import BoolType, IntType, ListType, RatioType, RecordType, StrType, Type, show, to_plain
 
 
@@ -347,7 +347,7 @@ def modifiers_doc(modifiers: ModifierList) -> dict:
 
 def condition_text(entry: Any) -> str | None:
     """The ``when:`` of a modifier entry in the procedure language (None when it always applies)."""
-    from .ast import BoolLit
+    from .syntax import BoolLit
     from .rulebook import expr_text
 
     if isinstance(entry.condition, BoolLit) and entry.condition.value is True:

@@ -16,7 +16,7 @@ from .tables import Table
 from .values import RecordType, Type
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import ast
+    from . import syntax
 
 
 class _Missing:
@@ -44,7 +44,7 @@ class Constant:
     value: Any
     rule: str
     description: str
-    pos: ast.Pos
+    pos: syntax.Pos
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class InputSpec:
     type: Type
     default: Any
     description: str
-    pos: ast.Pos
+    pos: syntax.Pos
 
     @property
     def required(self) -> bool:
@@ -71,7 +71,7 @@ class Choice:
     default: str
     description: str
     rule: str
-    pos: ast.Pos
+    pos: syntax.Pos
 
 
 class Deferred:
@@ -117,9 +117,9 @@ class ModifierEntry:
     name: str
     label: str
     value: int
-    condition: ast.Expr = _SyntaxTree()  # type: ignore[assignment]
+    condition: syntax.Expr = _SyntaxTree()  # type: ignore[assignment]
     rule: str
-    pos: ast.Pos
+    pos: syntax.Pos
     value_from: str = ""  # "file:line" where the value was written (a variant's line when it overrides)
 
 
@@ -132,7 +132,7 @@ class ModifierList:
     title: str
     rule: str
     entries: tuple[ModifierEntry, ...]
-    pos: ast.Pos
+    pos: syntax.Pos
 
 
 @dataclass(frozen=True)
@@ -145,8 +145,8 @@ class Procedure:
     description: str
     inputs: tuple[InputSpec, ...]
     choices: tuple[Choice, ...]
-    body: ast.Block = _SyntaxTree()  # type: ignore[assignment]
-    pos: ast.Pos
+    body: syntax.Block = _SyntaxTree()  # type: ignore[assignment]
+    pos: syntax.Pos
     text: str = ""  # the body as written
 
     def input(self, name: str) -> InputSpec | None:
@@ -174,11 +174,11 @@ class Example:
     procedure: str
     rule: str
     data: Mapping[str, Any]  # the example as written (inputs, choices, dice, expect, odds, violation)
-    pos: ast.Pos
+    pos: syntax.Pos
     # Positions of parts of the example, keyed like "inputs.zones", "expect", "odds.0".
-    marks: Mapping[str, ast.Pos] = field(default_factory=frozen_mapping)
+    marks: Mapping[str, syntax.Pos] = field(default_factory=frozen_mapping)
 
-    def where(self, key: str) -> ast.Pos:
+    def where(self, key: str) -> syntax.Pos:
         return self.marks.get(key, self.pos)
 
 
@@ -188,11 +188,11 @@ class Aid:
 
     title: str
     data: Mapping[str, Any]
-    pos: ast.Pos
+    pos: syntax.Pos
     # Positions of its parts, keyed like "rows.over", "inputs.attacker", "show.mean".
-    marks: Mapping[str, ast.Pos] = field(default_factory=frozen_mapping)
+    marks: Mapping[str, syntax.Pos] = field(default_factory=frozen_mapping)
 
-    def where(self, key: str) -> ast.Pos:
+    def where(self, key: str) -> syntax.Pos:
         return self.marks.get(key, self.pos)
 
 

@@ -374,20 +374,20 @@ def _check_call(ruleset: Any, procedure: Any) -> None:
 
 def outcome_order(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
     """The procedure's outcome names in the order its text first names them."""
-    from . import ast
+    from . import syntax
 
     names: dict[str, None] = {}
 
-    def walk(block: ast.Block) -> None:
+    def walk(block: syntax.Block) -> None:
         for statement in block.statements:
-            if isinstance(statement, ast.Outcome):
+            if isinstance(statement, syntax.Outcome):
                 names.setdefault(statement.name, None)
-            elif isinstance(statement, ast.If):
+            elif isinstance(statement, syntax.If):
                 for _, body in statement.branches:
                     walk(body)
                 if statement.otherwise is not None:
                     walk(statement.otherwise)
-            elif isinstance(statement, (ast.For, ast.While)):
+            elif isinstance(statement, (syntax.For, syntax.While)):
                 walk(statement.body)
 
     source = ruleset.procedures.get(procedure)

@@ -71,7 +71,7 @@ def test_a_run_from_the_cache_never_builds_the_syntax_tree(tmp_path, cache_dir):
         "r = load_ruleset('eia')\n"
         "resolve(r, 'maneuver_roll', {'ships': 2, 'all_frigates': True, 'column': True}, trace=True)\n"  # a modifier list summed
         "odds(r, 'maneuver_roll', {'ships': 2, 'all_frigates': True, 'column': True})\n"
-        "print('interpreter.ast' in sys.modules)"
+        "print('interpreter.syntax' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ), check=True)
     assert done.stdout.strip() == "False", done.stderr

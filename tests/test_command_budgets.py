@@ -26,7 +26,7 @@ from interpreter.errors import UsageError
 from interpreter.examples import run_examples
 from interpreter.limits import CALL_WORK, Budget, LimitExceeded, Limits, TimeoutExceeded
 from interpreter.results import resolution
-from interpreter.trace import BoundedTrace, TraceEvent, describe
+from interpreter.trace_events import BoundedTrace, TraceEvent, describe
 
 
 class FakeClock:

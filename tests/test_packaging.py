@@ -123,3 +123,13 @@ def test_installed_command_checks_every_bundled_ruleset_from_anywhere(installed,
     assert all(Path(entry["path"]).resolve().is_relative_to(installed["root"]) for entry in document["rulesets"])
     version = subprocess.run([str(script), "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert version.stdout == f"wartable {pyproject_version()}\n"
+
+
+def test_no_module_of_the_package_is_named_like_a_standard_library_module():
+    # A module named ast.py, builtins.py or trace.py beside the code is what `import ast` finds when
+    # the package folder is the working directory (`cd interpreter && python -c "import inspect"`
+    # failed: inspect imports ast).  sys.stdlib_module_names lists them (Python 3.10 and later).
+    package = Path(__file__).resolve().parent.parent / "interpreter"
+    modules = {path.stem for path in package.glob("*.py")}
+    assert "syntax" in modules and "functions" in modules  # the glob sees the package
+    assert sorted(modules & set(sys.stdlib_module_names)) == []

@@ -1,4 +1,4 @@
-"""Trace events are data; interpreter.trace words them (the evaluator assembles no English)."""
+"""Trace events are data; interpreter.trace_events words them (the evaluator assembles no English)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from interpreter import load_ruleset, resolve
 from interpreter.results import resolution
-from interpreter.trace import TraceEvent, describe, public_fields
+from interpreter.trace_events import TraceEvent, describe, public_fields
 
 
 def event(kind: str, **data) -> TraceEvent:

@@ -54,8 +54,8 @@ class AggregateFunction(NamedTuple):
 class CallSite(NamedTuple):
     """What a type rule sees: the call, its arguments' AST, IR (replaceable: guards) and types."""
 
-    expr: Any  # ast.Call
-    sources: list  # ast.Expr per argument
+    expr: Any  # syntax.Call
+    sources: list  # syntax.Expr per argument
     values: list  # ir.Expr per argument; a rule may wrap one in a guard
     types: list  # Type per argument
 
@@ -247,7 +247,7 @@ def _rule_keep(checker, site: CallSite) -> Type:
 
 
 def _rule_with_field(checker, site: CallSite) -> Type:
-    from .ast import StrLit  # a rule of the checker, which has the syntax tree loaded by then
+    from .syntax import StrLit  # a rule of the checker, which has the syntax tree loaded by then
 
     sources, values, types = site.sources, site.values, site.types
     record_type = types[0]
