@@ -510,7 +510,7 @@ def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[st
     check_type(ruleset, CompiledRuleset, "the ruleset", "a ruleset from load_ruleset(...)")
     check_type(limits, Limits, "limits", "a Limits(...)", optional=True)
     check_type(codes, dict, "codes", "a mapping of table names to {code: meaning}", optional=True)
-    from .cli import version
+    from .resources import version
 
     problems = aid_problems(ruleset)
     if problems:

@@ -221,24 +221,10 @@ class _LazyVersion(argparse._VersionAction):
     """argparse's --version, looking the version up only when it is asked for (importlib.metadata is slow to import)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
+        from .resources import version
+
         self.version = f"wartable {version()}"
         super().__call__(parser, namespace, values, option_string)
-
-
-def version() -> str:
-    """The installed distribution's version (the checkout's pyproject when not installed)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("wartable")
-    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-        import re
-
-        from pathlib import Path
-
-        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
-        match = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.MULTILINE) if pyproject.is_file() else None
-        return match[1] if match else "unknown"
 
 
 def _add_json_option(command: argparse.ArgumentParser) -> None:
@@ -287,6 +273,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     try:
         parser = build_parser(command_line, _command_named(argv))
         if argv[:1] == ["--version"]:
+            from .resources import version
+
             print(json.dumps({"version": version()}) if as_json else f"wartable {version()}", file=stdout)
             return 0
         if not argv or argv[0] in ("-h", "--help") or "--help" in argv or "-h" in argv:

@@ -85,11 +85,6 @@ class CompiledRuleset:
             plan = self._plans[name] = input_plan(self.compiled[name])
         return plan
 
-    def compile_all(self) -> None:
-        """Compile every procedure now (tests; a server that wants no first-call delay)."""
-        for name in self.compiled:
-            self.program(name)
-
     # ---- the model, read through ---------------------------------------------------
 
     title = property(lambda self: self.model.title)

@@ -266,12 +266,6 @@ class Budget:
         if limit is not None and count > limit:
             raise breach(pos, "max_states", f"exact odds need more than {limit:,} states here")
 
-    def check_int(self, value: Any, pos) -> Any:
-        """``value`` itself, if it is not an integer too large to keep."""
-        if type(value) is int and value.bit_length() > self.limits.max_int_bits:
-            raise breach(pos, "max_int_bits", f"a number grew past {self.limits.max_int_bits} bits")
-        return value
-
     def check_value(self, value: Any, pos) -> Any:
         """``value`` itself, if its items and nesting are within the limits; charges its size."""
         measure = self._measure

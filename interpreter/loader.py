@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from . import cache
 from .errors import DiagnosticList, RulesetError, Source, UsageError
-from .files import describe, display_name, is_inside, read_source, real_path
+from .files import confined, describe, display_name, is_inside, read_source, real_path
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
 from .resources import bundled_names, bundled_ruleset, data_dir
 
@@ -255,8 +255,8 @@ def resolve_include(folder: Path, name: str) -> Path:
     re-resolves it to know that an entry still answers for the same files.
     Raises Refused when it leads outside ``folder``, OSError when it cannot be a path.
     """
-    target = real_path(folder / name)
-    if Path(name).is_absolute() or not is_inside(target, folder):
+    target = confined(folder, name)
+    if target is None:
         raise Refused(f"must be a relative path inside {folder.name}/ (symbolic links are followed)")
     return target
 

@@ -27,7 +27,6 @@ from .errors import DiagnosticList, Source
 from .yaml_loader import LoadedYaml, Mark
 
 SECTIONS = ("constants", "types", "tables", "modifiers", "procedures")
-VARIANT_KEYS = ("override", "add", "remove")
 
 
 def _with_source(marks, source: Source) -> dict:

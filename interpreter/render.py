@@ -1,20 +1,17 @@
 """The text reporter: results (see ``results``) formatted for people.
 
 Every ``text_*`` function takes the plain-data document a command produced
-(the same one ``--json`` prints); the ``render_*`` functions are shortcuts
-that build the document from a model or API object first.
+(the same one ``--json`` prints): the command (or a caller of the API) makes
+the document with ``results``, then formats it here.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, TypeVar
 
 from . import results
-from .api import Distribution, Resolution, Sample
 from .errors import format_diagnostic, printable
-from .ruleset import ModifierList, Ruleset
-from .tables import Table
 
 BAR_WIDTH = 40
 ABSENT = "-"
@@ -144,10 +141,6 @@ def text_table(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def render_table(table: Table, *, provenance: bool = False) -> str:
-    return text_table(results.table_doc(table, provenance=provenance))
-
-
 @for_terminal
 def text_modifiers(doc: dict) -> str:
     kind = "column shifts, cumulative" if doc["modifier_kind"] == "column_shift" else "die-roll modifiers"
@@ -156,10 +149,6 @@ def text_modifiers(doc: dict) -> str:
     lines = [heading, f"rule: {doc['rule']}", ""]
     lines.extend(_align([[e["shown"], e["label"], f"[{e['name']}]"] for e in doc["entries"]]))
     return "\n".join(lines)
-
-
-def render_modifiers(modifiers: ModifierList) -> str:
-    return text_modifiers(results.modifiers_doc(modifiers))
 
 
 @for_terminal
@@ -212,10 +201,6 @@ def text_listing(doc: dict) -> str:
             lines.append(f"    --choose {choice['name']}={'|'.join(choice['options'])}  (default {choice['default']})")
         lines.append(f"    outcomes: {', '.join(procedure['outcomes'])}")
     return "\n".join(lines)
-
-
-def render_listing(ruleset: Ruleset) -> str:
-    return text_listing(results.listing(ruleset))
 
 
 # ---- check and test ----------------------------------------------------------------------------
@@ -291,10 +276,6 @@ def text_resolution(doc: dict, *, full_trace: bool, provenance: bool = False) ->
     return "\n".join(lines)
 
 
-def render_resolution(resolution: Resolution, *, full_trace: bool, provenance: bool = False) -> str:
-    return text_resolution(results.resolution(resolution), full_trace=full_trace, provenance=provenance)
-
-
 def _probability_cells(exact: str, p: float, digits: int | None) -> list[str]:
     """The fraction, the percentage and a bar; with ``digits``, the decimal alone."""
     if digits is not None:
@@ -353,10 +334,6 @@ def text_distribution(doc: dict, *, digits: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def render_distribution(distribution: Distribution, *, by: Sequence[str] | None = None, digits: int | None = None) -> str:
-    return text_distribution(results.distribution(distribution, by=by), digits=digits)
-
-
 @for_terminal
 def text_sample(doc: dict, *, digits: int | None = None) -> str:
     lines = [f"{doc['ruleset']} {doc['procedure']}: {doc['trials']} trials (seed {doc['seed']})"]
@@ -382,10 +359,6 @@ def text_sample(doc: dict, *, digits: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def render_sample(sample: Sample, *, by: Sequence[str] | None = None, digits: int | None = None) -> str:
-    return text_sample(results.sample(sample, by=by), digits=digits)
-
-
 # ---- differences ------------------------------------------------------------------------------
 
 
@@ -407,10 +380,6 @@ def text_odds_changes(doc: dict) -> str:
         ])
     lines.extend("  " + line for line in _align(table))
     return "\n".join(lines)
-
-
-def render_odds_changes(rows, base_label: str, variant_label: str, before: Distribution) -> str:
-    return text_odds_changes(results.odds_changes(rows, before, base_label, variant_label))
 
 
 @for_terminal

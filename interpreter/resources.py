@@ -2,7 +2,8 @@
 
 In a wheel, ``rulesdata/`` and ``schemas/`` are installed as the packages
 ``interpreter.rulesdata`` and ``interpreter.schemas`` (see pyproject.toml);
-in a checkout they sit beside ``interpreter/``.
+in a checkout they sit beside ``interpreter/``.  The version, too, comes from the
+installed distribution, or from the checkout's ``pyproject.toml``.
 """
 
 from __future__ import annotations
@@ -39,3 +40,15 @@ def bundled_names() -> list[str]:
     names = [p.stem for p in base.glob("*.yaml")]
     names += [p.parent.name for p in base.glob("*/ruleset.yaml")]
     return sorted(names)
+
+
+def version() -> str:
+    """The installed distribution's version (the checkout's pyproject when not installed)."""
+    from importlib import metadata  # slow to import: only when the version is asked for
+
+    try:
+        return metadata.version("wartable")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+        match = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.MULTILINE) if pyproject.is_file() else None
+        return match[1] if match else "unknown"

@@ -18,7 +18,7 @@ from .errors import Diagnostic
 from .ruleset import MISSING, ModifierList, Ruleset
 from .tables import Table
 from .trace_events import public_fields
-from .values import BoolType, IntType, ListType, RatioType, RecordType, StrType, Type, show, to_plain
+from .values import BoolType, IntType, ListType, RatioType, RecordType, StrType, Type, to_plain
 
 
 def fraction(p: Fraction, signed: bool = False) -> str:
@@ -498,7 +498,3 @@ def odds_changes(rows: Sequence[Any], before: Any, base_label: str, variant_labe
     if changes is not None:
         doc["changes"] = changes
     return doc
-
-
-def show_value(value: Any) -> str:
-    return show(value)
