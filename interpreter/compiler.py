@@ -299,8 +299,27 @@ class _Module:
             allowed = {name: getattr(_python_builtins, name) for name in _ALLOWED_BUILTINS}
             self.space = {"__builtins__": allowed}
         self.space.update(self.values)
-        exec(compile(text, label, "exec"), self.space)  # our own generated source: see the module docstring
+        filename = f"{label[:-1]} #{id(self)}.{len(self.written)}>"
+        _register_source(self, filename, text)
+        exec(compile(text, filename, "exec"), self.space)  # our own generated source: see the module docstring
         return self.space
+
+
+def _register_source(owner: object, filename: str, text: str) -> None:
+    """Let tracebacks and debuggers show the generated lines of ``filename`` (``linecache``), while ``owner`` lives.
+
+    An internal error inside generated code (a bug of the compiler, never a
+    user error: those carry positions) then prints its line, not a blank.
+    The name is unique to ``owner`` and to the chunk, so two rulesets in one
+    process never share an entry, and the entry goes with ``owner``.  An
+    entry whose modification time is None is one that ``linecache.checkcache``
+    leaves alone.
+    """
+    import linecache
+    import weakref
+
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    weakref.finalize(owner, linecache.cache.pop, filename, None)
 
 
 def literal(value: Any) -> str | None:
