@@ -351,8 +351,8 @@ class _Pickler(pickle.Pickler):
     parts, syntax trees as pickles of their own (see _deferred_tree)."""
 
     def reducer_override(self, obj: Any):
-        from .functions import AggregateFunction, Function
         from .compiled_ruleset import CompiledRuleset
+        from .functions import AggregateFunction, Function
         from .ruleset import ModifierEntry, Procedure
         from .values import Record
 

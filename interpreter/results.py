@@ -18,7 +18,16 @@ from .errors import Diagnostic
 from .ruleset import MISSING, ModifierList, Ruleset
 from .tables import Table
 from .trace_events import public_fields
-from .values import BoolType, IntType, ListType, RatioType, RecordType, StrType, Type, to_plain
+from .values import (
+    BoolType,
+    IntType,
+    ListType,
+    RatioType,
+    RecordType,
+    StrType,
+    Type,
+    to_plain,
+)
 
 
 def fraction(p: Fraction, signed: bool = False) -> str:
@@ -347,8 +356,8 @@ def modifiers_doc(modifiers: ModifierList) -> dict:
 
 def condition_text(entry: Any) -> str | None:
     """The ``when:`` of a modifier entry in the procedure language (None when it always applies)."""
-    from .syntax import BoolLit
     from .rulebook import expr_text
+    from .syntax import BoolLit
 
     if isinstance(entry.condition, BoolLit) and entry.condition.value is True:
         return None
