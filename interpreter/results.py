@@ -18,16 +18,7 @@ from .errors import Diagnostic
 from .ruleset import MISSING, ModifierList, Ruleset
 from .tables import Table
 from .trace_events import public_fields
-from .values import (
-    BoolType,
-    IntType,
-    ListType,
-    RatioType,
-    RecordType,
-    StrType,
-    Type,
-    to_plain,
-)
+from .values import BoolType, IntType, ListType, RatioType, RecordType, StrType, Type, to_plain
 
 
 def fraction(p: Fraction, signed: bool = False) -> str:
