@@ -414,14 +414,9 @@ def _output_format(args) -> str:
 
 
 def _print_json(document: Any, stdout: TextIO) -> None:
-    print(_json_text(document), file=stdout)
+    from .reporters import to_json
 
-
-def _json_text(document: Any) -> str:
-    """``document`` as JSON, with UTF-8 kept (see ``errors.printable_json``)."""
-    from .errors import printable_json
-
-    return printable_json(json.dumps(document, indent=2, ensure_ascii=False))
+    print(to_json(document), file=stdout)
 
 
 # ---- commands -------------------------------------------------------------------------
@@ -991,6 +986,16 @@ def _gather_inputs(
     return inputs
 
 
+def _unknown_input(procedure, name: str, elsewhere: set[str]) -> str:
+    """The message for a situation key that no procedure of the ruleset uses, with the closest input."""
+    import difflib
+
+    names = [s.name for s in procedure.inputs]
+    close = difflib.get_close_matches(name, names + sorted(elsewhere), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else f" (inputs: {', '.join(names) or 'none'})"
+    return f"procedure '{procedure.name}' has no input '{name}'{hint}"
+
+
 def _offset(command_line: CommandLine, index: int | None, text: str) -> int:
     return command_line.offset_in(index, text) if index is not None else 0
 
@@ -1027,7 +1032,7 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
     warning); a key that names no input anywhere is a mistake (an error,
     with the closest input's name).
     """
-    import difflib
+    import functools
     from pathlib import Path
 
     from .inputs import CoercionError, coerce
@@ -1053,40 +1058,35 @@ def _situation(procedure, path_text: str, command_line: CommandLine, ruleset=Non
     choice_names = {c.name for c in procedure.choices}
     elsewhere = {spec.name for other in (ruleset.compiled.values() if ruleset is not None else ()) for spec in other.inputs}
     # Capped as a ruleset's YAML and schema problems are (10,000 unknown keys printed 1.4 MB): past the
-    # cap, unknown keys are counted, not worded.  (Keys are unique and the other kinds of problem are
-    # bounded by the ruleset's own inputs.)
+    # cap, problems are counted, not worded (wording an unknown key looks for the closest name).
     cap = DEFAULT_LOAD_LIMITS.max_diagnostics
     more, first_left_out = 0, None
+
+    def problem(path: tuple, message: str | Callable[[], str], at_key: bool) -> None:
+        nonlocal more, first_left_out
+        if len(problems) < cap:
+            problems.append((path, message if isinstance(message, str) else message(), at_key))
+        else:
+            more += 1
+            first_left_out = first_left_out or path
+
     for name, value in loaded.data.items():
         spec = procedure.input(name)
-        if spec is None and name not in choice_names and name not in elsewhere and len(problems) >= cap:
-            more += 1
-            first_left_out = first_left_out or ((name,), "", True)
-            continue
         if spec is None:
             if name in choice_names:
-                problems.append(((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", True))
+                problem((name,), f"'{name}' is a choice: give it with --choose {name}=OPTION", True)
             elif name in elsewhere:
                 warning = loaded.diagnostic((name,), f"warning: procedure '{procedure.name}' does not use '{name}' (another step does); ignored", at_key=True)
                 warnings.append(warning)
             else:
-                names = [s.name for s in procedure.inputs]
-                close = difflib.get_close_matches(name, names + sorted(elsewhere), n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else f" (inputs: {', '.join(names) or 'none'})"
-                problems.append(((name,), f"procedure '{procedure.name}' has no input '{name}'{hint}", True))
+                problem((name,), functools.partial(_unknown_input, procedure, name, elsewhere), True)
             continue
         try:
             inputs[name] = coerce(value, spec.type, f"input '{name}'")
         except CoercionError as error:
-            problems.append(((name,) + error.path, error.message, error.at_key))
-    if len(problems) > cap:  # value problems after the cap was reached by unknown keys
-        more += len(problems) - cap
-        left_out = [p for p in (first_left_out, problems[cap]) if p is not None]
-        order = {key: index for index, key in enumerate(loaded.data)}
-        first_left_out = min(left_out, key=lambda p: order[p[0][0]])
-        del problems[cap:]
-    if more and first_left_out is not None:
-        problems.append((first_left_out[0], f"... and {more:,} more problems in this situation file (the first {cap} are shown)", True))
+            problem((name,) + error.path, error.message, error.at_key)
+    if more:
+        problems.append((first_left_out, f"... and {more:,} more problems in this situation file (the first {cap} are shown)", True))
     if problems:
         raise UsageError([loaded.diagnostic(path, message, at_key=at_key) for path, message, at_key in problems])
     return inputs, warnings

@@ -1812,22 +1812,12 @@ class _ProcedureCompiler:
     def _charges(self, statement, dice: bool = False) -> bool:
         """Whether running the statement may charge the budget (loops, calls, values built at run time;
         with ``dice``, rolls of more than STATEMENT_WORK dice, or of a count known only at run time)."""
-        stack: list = [statement]
-        while stack:
-            node = stack.pop()
+        for node in ir.walk(statement):
             kind = type(node)
-            if kind in ir.STATEMENTS:
-                if kind in (ir.CallProcedure, ir.ForLoop, ir.WhileLoop):
-                    return True
-                if dice and kind is ir.Roll and not (type(node.count) is ir.Const and node.count.value <= STATEMENT_WORK):
-                    return True
-                stack.extend(ir.statement_expressions(node))
-                for block in ir.statement_blocks(node):
-                    stack.extend(block.statements)
-                continue
-            if kind in (ir.ListOf, ir.Range, ir.CallFunction, ir.Aggregate):
+            if kind in (ir.CallProcedure, ir.ForLoop, ir.WhileLoop, ir.ListOf, ir.Range, ir.CallFunction, ir.Aggregate):
                 return True
-            stack.extend(ir.sub_expressions(node))
+            if dice and kind is ir.Roll and not (type(node.count) is ir.Const and node.count.value <= STATEMENT_WORK):
+                return True
         return False
 
 
@@ -2137,20 +2127,7 @@ LONG_ROUND = 32
 
 def _larger_than(block: ir.Block, limit: int) -> bool:
     """Whether ``block`` holds more than ``limit`` statements and expression nodes (nested ones too)."""
-    stack: list = list(block.statements)
-    seen = 0
-    while stack:
-        node = stack.pop()
-        seen += 1
-        if seen > limit:
-            return True
-        if type(node) in ir.STATEMENTS:
-            stack.extend(ir.statement_expressions(node))
-            for inner in ir.statement_blocks(node):
-                stack.extend(inner.statements)
-        else:
-            stack.extend(ir.sub_expressions(node))
-    return False
+    return any(seen > limit for seen, _ in enumerate(ir.walk(*block.statements), 1))
 
 
 def _invariant(expr, stable: Callable[[int], bool]) -> bool:

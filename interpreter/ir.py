@@ -16,6 +16,7 @@ nobody (the back ends key nodes by identity).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -381,3 +382,19 @@ def statement_blocks(statement: Any) -> tuple:
     if kind in (ForLoop, WhileLoop):
         return (statement.body,)
     return ()
+
+
+def walk(*nodes: Any) -> Iterator[Any]:
+    """Every node under ``nodes`` (statements or expressions), themselves included, depth first:
+    a statement's own expressions and the statements of its blocks, an expression's sub-expressions.
+    A generator, so a question answered early (is there a call?) stops the walk there."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        if type(node) in STATEMENTS:
+            stack.extend(statement_expressions(node))
+            for block in statement_blocks(node):
+                stack.extend(block.statements)
+        else:
+            stack.extend(sub_expressions(node))

@@ -98,12 +98,6 @@ def describe_type(doc: dict) -> str:
     return kind
 
 
-def _short_fraction(text: str) -> str:
-    """``"3/1"`` -> ``"3"``: whole numbers without a denominator; a fraction too long to read
-    as ``≈1.2e-4351`` (``results.shown_fraction``)."""
-    return results.shown_fraction(text)
-
-
 def _inputs_line(inputs: dict) -> str:
     return "inputs: " + ", ".join(f"{k} = {show_plain(v)}" for k, v in inputs.items())
 
@@ -280,7 +274,7 @@ def _probability_cells(exact: str, p: float, digits: int | None) -> list[str]:
     """The fraction, the percentage and a bar; with ``digits``, the decimal alone."""
     if digits is not None:
         return [f"{p:.{digits}f}", "#" * round(p * BAR_WIDTH)]
-    return [_short_fraction(exact), f"{p * 100:8.4f}%", "#" * round(p * BAR_WIDTH)]
+    return [results.shown_fraction(exact), f"{p * 100:8.4f}%", "#" * round(p * BAR_WIDTH)]
 
 
 def _key_text(values: dict) -> str:
@@ -293,7 +287,7 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
     rows = []
     for name, mean in means.items():
         if digits is None and "mean" in mean:
-            shown = [_short_fraction(mean["mean"]), f"({mean['value']:.4f})"]
+            shown = [results.shown_fraction(mean["mean"]), f"({mean['value']:.4f})"]
         else:
             shown = [f"{mean['value']:.{digits if digits is not None else 4}f}"]
             if "standard_error" in mean:
@@ -303,7 +297,7 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
         exact = isinstance(probability, str)
         if (exact and probability != "1/1") or (not exact and probability < 1):
             if exact and digits is None and len(probability) <= 24:
-                present = _short_fraction(probability)
+                present = results.shown_fraction(probability)
             else:  # a decimal when asked for, or when the exact fraction is too long to read
                 present = f"{float(results.parse_fraction(probability)) * 100 if exact else probability * 100:.{max(digits - 2, 2) if digits is not None else 2}f}%"
             shown.append(f"(when present: {present})")
@@ -329,7 +323,7 @@ def text_distribution(doc: dict, *, digits: int | None = None) -> str:
         lines.extend("  " + line for line in _align(rows))
     truncated = results.parse_fraction(doc["truncated"])
     if truncated:
-        lines.append(f"  truncated (not explored): {_short_fraction(doc['truncated'])} = {float(truncated):.3g}")
+        lines.append(f"  truncated (not explored): {results.shown_fraction(doc['truncated'])} = {float(truncated):.3g}")
     lines.extend(text_means(doc.get("means", {}), digits))
     return "\n".join(lines)
 
@@ -374,9 +368,9 @@ def text_odds_changes(doc: dict) -> str:
         sign = "+" if change > 0 else ("-" if change < 0 else " ")
         table.append([
             show_outcome(row),
-            f"{_short_fraction(row['before'])} ({float(before) * 100:.2f}%)",
-            f"{_short_fraction(row['after'])} ({float(after) * 100:.2f}%)",
-            f"{sign}{_short_fraction(results.fraction(abs(change)))} ({float(change) * 100:+.2f} pts)",
+            f"{results.shown_fraction(row['before'])} ({float(before) * 100:.2f}%)",
+            f"{results.shown_fraction(row['after'])} ({float(after) * 100:.2f}%)",
+            f"{sign}{results.shown_fraction(results.fraction(abs(change)))} ({float(change) * 100:+.2f} pts)",
         ])
     lines.extend("  " + line for line in _align(table))
     return "\n".join(lines)

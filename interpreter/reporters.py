@@ -15,14 +15,7 @@ from typing import Any, Sequence
 
 from . import results
 from .errors import LINE_BREAK, printable, printable_json
-from .render import (
-    _align,
-    _key_text,
-    _short_fraction,
-    for_terminal,
-    show_plain,
-    text_diagnostic,
-)
+from .render import _align, _key_text, for_terminal, show_plain, text_diagnostic
 
 
 def to_json(document: Any) -> str:
@@ -182,7 +175,7 @@ def _whole_fraction(text: str) -> str:
 def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False, exact: bool = False) -> list[list[str]]:
     """Header and rows; ``short`` headings name the value alone (the terminal table says which field above);
     ``exact`` keeps every fraction whole, however long (for CSV, read by programs)."""
-    shown = _whole_fraction if exact else _short_fraction
+    shown = _whole_fraction if exact else results.shown_fraction
     labels = [c["label"] if short else _key_text(c["values"]) for c in doc["columns"]]
     header = [o["name"] for o in doc["over"]] + labels + [f"mean {name}" for name in doc["means"]]
     any_truncated = any(row["truncated"] != "0/1" for row in doc["rows"])
