@@ -33,17 +33,18 @@ import statistics
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))  # benchmark the working tree, installed or not
 
-from interpreter import load_ruleset, odds  # noqa: E402
-from interpreter.api import monte_carlo  # noqa: E402
+from interpreter import load_ruleset, odds
+from interpreter.api import monte_carlo
 
 try:
     import icepool

@@ -17,7 +17,13 @@ import importlib
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms at every start)
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors
     from .api import Distribution, Resolution, odds, resolve
-    from .errors import Diagnostic, RuleViolation, RulesetError, UsageError, WartableError
+    from .errors import (
+        Diagnostic,
+        RulesetError,
+        RuleViolation,
+        UsageError,
+        WartableError,
+    )
     from .loader import load_ruleset
 
 _HOME = {

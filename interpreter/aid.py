@@ -14,9 +14,10 @@ the order; every cell also prints its value as a fraction and a percentage.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from . import results
 from .errors import Diagnostic, RulesetError, UsageError

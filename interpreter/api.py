@@ -15,16 +15,24 @@ step: ``resolve(..., trace=True)`` (the default) uses it, and
 
 from __future__ import annotations
 
-
 import gc
 import itertools
 import random
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from . import ir
-from .arguments import API_INPUT, check_callable, check_known, check_names, check_type, misuse, whole_number
+from .arguments import (
+    API_INPUT,
+    check_callable,
+    check_known,
+    check_names,
+    check_type,
+    misuse,
+    whole_number,
+)
 from .compiled_ruleset import CompiledRuleset, input_plan
 from .dice import ScriptedDice, SeededDice, fresh_seed
 from .errors import Source, UsageError
@@ -126,9 +134,7 @@ def prepare_inputs(procedure: ir.CompiledProcedure, given: Mapping[str, Any], ch
     for name, kind, low, high, values, default, expected in rows:
         value = given.get(name, default)
         # the plain cases accepted as coerce() accepts them; anything else (and every refusal) goes through it
-        if kind == 1 and type(value) is int and value.bit_length() <= MAX_INT_BITS and (low is None or value >= low) and (high is None or value <= high):
-            inputs[name] = value
-        elif (kind == 2 and type(value) is bool) or (kind == 3 and type(value) is str and (values is None or value in values)):
+        if kind == 1 and type(value) is int and value.bit_length() <= MAX_INT_BITS and (low is None or value >= low) and (high is None or value <= high) or (kind == 2 and type(value) is bool) or (kind == 3 and type(value) is str and (values is None or value in values)):
             inputs[name] = value
         elif value is MISSING:
             problems.append(f"input '{name}' is required ({expected.describe()}{': ' + procedure.input(name).description if procedure.input(name).description else ''})")
@@ -265,7 +271,7 @@ class Distribution:
             totals[outcome.name] = totals.get(outcome.name, Fraction(0)) + p
         return totals
 
-    def marginal(self, fields: "Iterable[str]"):
+    def marginal(self, fields: Iterable[str]):
         """The distribution over chosen fields (``"outcome"`` for the name), the rest summed out.
 
         ``odds(...).marginal(["hits"]).probability(2)`` is the chance of exactly 2 hits.
@@ -512,7 +518,7 @@ class Sample:
 
         return results.sample(self)
 
-    def marginal(self, fields: "Iterable[str]"):
+    def marginal(self, fields: Iterable[str]):
         """Shares of the values of chosen fields, each with its standard error (a list of Estimate)."""
         from .summaries import sample_marginal
 

@@ -19,9 +19,43 @@ from .errors import DiagnosticList, RulesetError
 from .inputs import CoercionError, coerce
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
 from .parser import TextOrigin, TokenBudget, parse_expression, parse_procedure
-from .ruleset import MISSING, Aid, Choice, Constant, Example, InputSpec, ModifierEntry, ModifierList, Note, Procedure, Ruleset, frozen_mapping
-from .tables import Axis, Heading, Table, coverage_problems, dice_range, parse_numeric_label, parse_ratio_label, parse_rolls, uncovered_totals
-from .values import ANY, BOOL, INT, STR, IntType, ListType, Record, RecordType, StrType, Type
+from .ruleset import (
+    MISSING,
+    Aid,
+    Choice,
+    Constant,
+    Example,
+    InputSpec,
+    ModifierEntry,
+    ModifierList,
+    Note,
+    Procedure,
+    Ruleset,
+    frozen_mapping,
+)
+from .tables import (
+    Axis,
+    Heading,
+    Table,
+    coverage_problems,
+    dice_range,
+    parse_numeric_label,
+    parse_ratio_label,
+    parse_rolls,
+    uncovered_totals,
+)
+from .values import (
+    ANY,
+    BOOL,
+    INT,
+    STR,
+    IntType,
+    ListType,
+    Record,
+    RecordType,
+    StrType,
+    Type,
+)
 from .yaml_loader import LoadedYaml
 
 MERGED_SECTIONS = ("constants", "types", "tables", "modifiers", "procedures")

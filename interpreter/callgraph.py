@@ -17,8 +17,8 @@ what a stranger wrote.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from . import syntax
 from .errors import DiagnosticList

@@ -35,8 +35,9 @@ chain solve carries :class:`~fractions.Fraction` masses, one per state.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from .errors import RuleViolation
 from .limits import STATEMENT_WORK
@@ -84,7 +85,7 @@ def _scaled(weights: dict, factor: int) -> dict:
 class Chain:
     """One loop's rounds, memoised per state for the length of one solve."""
 
-    __slots__ = ("round_of", "budget", "pos", "memo")
+    __slots__ = ("budget", "memo", "pos", "round_of")
 
     def __init__(self, round_of: Callable[[object], Round], budget, pos):
         self.round_of = round_of
@@ -265,8 +266,7 @@ def _components(chain: Chain, start: dict) -> list:
             work.pop()
             if work:
                 parent = work[-1][0]
-                if low[state] < low[parent]:
-                    low[parent] = low[state]
+                low[parent] = min(low[parent], low[state])
             if low[state] == index[state]:
                 component = []
                 while True:

@@ -13,12 +13,13 @@ All problems are collected; nothing stops at the first.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from . import ir, syntax
 from .callgraph import MAX_NESTING, build_call_graph
 from .errors import DiagnosticList
+from .functions import AGGREGATES, FUNCTIONS, CallSite
 from .inputs import coercion_keeps
 from .ruleset import ModifierList, Procedure, Ruleset
 from .tables import Table
@@ -41,8 +42,6 @@ from .values import (
     unknown_within,
 )
 
-from .functions import AGGREGATES, FUNCTIONS, CallSite
-
 
 @dataclass
 class _Variable:
@@ -57,7 +56,7 @@ class _Variable:
 class _Scope:
     """The variables visible in one block."""
 
-    parent: "_Scope | None"
+    parent: _Scope | None
     names: dict[str, _Variable] = field(default_factory=dict)
     slots: list[int] = field(default_factory=list)
 

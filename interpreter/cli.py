@@ -21,7 +21,8 @@ import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms at every start)
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors
-    from typing import Any, Callable, Sequence, TextIO
+    from collections.abc import Callable, Sequence
+    from typing import Any, TextIO
 
 from .errors import RulesetError, Source, UsageError, WartableError
 

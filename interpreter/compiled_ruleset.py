@@ -14,9 +14,10 @@ ruleset does not care which of the two it holds.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import FrozenInstanceError
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from . import ir
 from .errors import DiagnosticList
@@ -26,7 +27,7 @@ from .ruleset import Ruleset
 class CompiledRuleset:
     """A ruleset ready to run: ``model``, ``compiled`` (checked procedures) and their generated code."""
 
-    __slots__ = ("model", "compiled", "name", "_code", "_illustrative", "_plans", "_lock", "exact_results")
+    __slots__ = ("_code", "_illustrative", "_lock", "_plans", "compiled", "exact_results", "model", "name")
 
     def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure], illustrative: Mapping[str, tuple[str, ...]] | None = None):
         object.__setattr__(self, "model", model)

@@ -46,8 +46,9 @@ from __future__ import annotations
 import builtins as _python_builtins
 import math
 import threading
+from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from . import ir
 from .chains import Round, make_round
@@ -72,7 +73,8 @@ from .runtime import (
     too_deep,
     violated,
 )
-from .tables import OffTable, lookup as table_lookup
+from .tables import OffTable
+from .tables import lookup as table_lookup
 from .values import OutcomeValue, Record, canonical
 
 # How deep generated code may nest before a part of it becomes a function of its own.
@@ -109,11 +111,11 @@ class ProcedureCode:
     compiles only the exact-odds code, a rule test only the play.
     """
 
-    __slots__ = ("procedure", "input_names", "sites", "_compiler", "_lock", "_outcomes", "_values", "exact", "play", "sample", "plain_inputs")
+    __slots__ = ("_compiler", "_lock", "_outcomes", "_values", "exact", "input_names", "plain_inputs", "play", "procedure", "sample", "sites")
 
     _MODES = {"exact": "exact", "play": "play", "sample": "sample", "plain_inputs": "inputs"}
 
-    def __init__(self, procedure: ir.CheckedProcedure, input_names: tuple[str, ...], sites: tuple, compiler: "_ProcedureCompiler"):
+    def __init__(self, procedure: ir.CheckedProcedure, input_names: tuple[str, ...], sites: tuple, compiler: _ProcedureCompiler):
         self.procedure = procedure
         self.input_names = input_names  # the order of the inputs tuple: inputs, then choices
         self.sites = sites  # per outcome name and field names: (name, field names)
@@ -598,7 +600,7 @@ class _Function:
 class _Expressions:
     """Python expression source for IR expressions, in one function being written."""
 
-    def __init__(self, compiler: "_ProcedureCompiler", function: _Function, hoist: dict | None = None, stable: Callable[[int], bool] | None = None):
+    def __init__(self, compiler: _ProcedureCompiler, function: _Function, hoist: dict | None = None, stable: Callable[[int], bool] | None = None):
         self.c = compiler
         self.f = function
         # Inside a loop (Monte Carlo trials, a roll's faces): costly values that read only inputs,
@@ -631,7 +633,7 @@ class _Expressions:
     def _expr(self, e, walrus: bool, depth: int) -> str:
         kind = type(e)
         m = self.c.module
-        sub = lambda x, w=walrus: self.expr(x, w, depth + 1)  # noqa: E731
+        sub = lambda x, w=walrus: self.expr(x, w, depth + 1)
         if kind is ir.Const:
             text = literal(e.value)
             return text if text is not None else m.ref(e.value)
@@ -703,7 +705,7 @@ class _Expressions:
 
     def _lookup(self, e, walrus: bool, depth: int) -> str:
         m = self.c.module
-        sub = lambda x: self.expr(x, walrus, depth + 1)  # noqa: E731
+        sub = lambda x: self.expr(x, walrus, depth + 1)
         row = sub(e.row)
         keys = self.c.facts.ranges.get(e.row.slot) if type(e.row) is ir.Local else None
         by_key = _rows_by_key(e.table, keys) if keys is not None else None
@@ -881,7 +883,8 @@ def _rows_by_key(table, keys: tuple[int, int]) -> tuple | None:
 def _column_site(table, pos) -> Callable:
     """Where a column key and a shift land (a column index), as ``tables.lookup`` finds it; its errors too."""
     from .runtime import off_table
-    from .tables import place, shift as shift_column
+    from .tables import place
+    from .tables import shift as shift_column
 
     _, _, _, columns_int, columns_str, columns_default, width = _table_index(table)
     clamp = table.columns.edge == "clamp"
@@ -1226,7 +1229,7 @@ class _ProcedureCompiler:
         if not known_states:
             f.indent -= 1
 
-    def _exact_fallthrough(self, f: _Function, state: "_SegmentState") -> None:
+    def _exact_fallthrough(self, f: _Function, state: _SegmentState) -> None:
         if state.epilogue is not None:
             key = _key(state.epilogue["layout"], state.epilogue["replace"])
         else:
@@ -1234,7 +1237,7 @@ class _ProcedureCompiler:
         f.line(f"k = {key}")
         f.line(f"N[k] = N.get(k, 0) + {state.weight}")
 
-    def _exact_statements(self, f: _Function, statements: list, expressions: _Expressions, state: "_SegmentState", roll, faces, total) -> bool:
+    def _exact_statements(self, f: _Function, statements: list, expressions: _Expressions, state: _SegmentState, roll, faces, total) -> bool:
         """Write statements for one state; True when every path has ended (outcome or break)."""
         for position, statement in enumerate(statements):
             kind = type(statement)
@@ -1391,7 +1394,7 @@ class _ProcedureCompiler:
         f.indent -= 1
         return all_end
 
-    def _exact_roll_checks(self, f: _Function, statement: ir.Roll, state: "_SegmentState", faces) -> None:
+    def _exact_roll_checks(self, f: _Function, statement: ir.Roll, state: _SegmentState, faces) -> None:
         """Whether the limits allow the roll, and its faces counted as states (each face is one, folded or not)."""
         pos = self.module.ref(statement.pos, "p")
         count, sides = statement.count.value, statement.sides.value
@@ -1402,7 +1405,7 @@ class _ProcedureCompiler:
         f.line(f"n += {len(faces)}")
         f.line(f"if n > MS: rt.too_many_states({pos})")
 
-    def _exact_roll(self, f: _Function, statement: ir.Roll, expressions: _Expressions, state: "_SegmentState", faces, total) -> None:
+    def _exact_roll(self, f: _Function, statement: ir.Roll, expressions: _Expressions, state: _SegmentState, faces, total) -> None:
         m = self.module
         self._exact_roll_checks(f, statement, state, faces)
         slot = f"v{statement.slot}"
@@ -1412,7 +1415,7 @@ class _ProcedureCompiler:
             f.line(f"for {slot}, c in {m.ref(faces, 'faces')}:")
         f.indent += 1
 
-    def _exact_simple(self, f: _Function, statement, expressions: _Expressions, state: "_SegmentState") -> bool:
+    def _exact_simple(self, f: _Function, statement, expressions: _Expressions, state: _SegmentState) -> bool:
         """One straight statement for one state; True when it ends the path."""
         kind = type(statement)
         if kind is ir.Assign:
@@ -1822,7 +1825,7 @@ class _ProcedureCompiler:
 
 
 class _SegmentTargets:
-    __slots__ = ("finished", "exits", "counted")
+    __slots__ = ("counted", "exits", "finished")
 
     def __init__(self) -> None:
         self.finished = False
@@ -1831,7 +1834,7 @@ class _SegmentTargets:
 
 
 class _SegmentState:
-    __slots__ = ("weight", "exit_layout", "loop", "epilogue", "targets")
+    __slots__ = ("epilogue", "exit_layout", "loop", "targets", "weight")
 
     def __init__(self, weight: str, exit_layout: tuple, loop, epilogue, targets: _SegmentTargets):
         self.weight = weight
@@ -1840,7 +1843,7 @@ class _SegmentState:
         self.epilogue = epilogue
         self.targets = targets
 
-    def with_weight(self, weight: str) -> "_SegmentState":
+    def with_weight(self, weight: str) -> _SegmentState:
         return _SegmentState(weight, self.exit_layout, self.loop, self.epilogue, self.targets)
 
 

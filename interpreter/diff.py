@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from . import syntax
 from .api import Distribution
 from .arguments import check_names, check_type
 from .compiled_ruleset import CompiledRuleset, compile_model
 from .inputs import CoercionError, coerce, parse_command_line_value
-from .ruleset import Constant, ModifierEntry, Ruleset, frozen_mapping
 from .results import condition_text, input_doc
+from .ruleset import Constant, ModifierEntry, Ruleset, frozen_mapping
 from .values import IntType, OutcomeValue, show, to_plain, type_of_value
 
 

@@ -70,7 +70,7 @@ class Source:
         line = bisect.bisect_right(starts, max(index, 0))
         return line, index - starts[line - 1] + 1
 
-    def diagnostic(self, line: int, column: int, message: str) -> "Diagnostic":
+    def diagnostic(self, line: int, column: int, message: str) -> Diagnostic:
         return Diagnostic(self.name, line, column, message, self.line_text(line))
 
 
@@ -104,7 +104,7 @@ class Pos(_Value):
     equal and hashed by value (the source by identity, as :class:`Source` is).
     """
 
-    __slots__ = ("source", "line", "column")
+    __slots__ = ("column", "line", "source")
 
     def __init__(self, source: Source, line: int, column: int):
         object.__setattr__(self, "source", source)
@@ -123,14 +123,14 @@ class Pos(_Value):
     def __str__(self) -> str:
         return f"{self.source.name}:{self.line}:{self.column}"
 
-    def diagnostic(self, message: str) -> "Diagnostic":
+    def diagnostic(self, message: str) -> Diagnostic:
         return self.source.diagnostic(self.line, self.column, message)
 
 
 class Diagnostic(_Value):
     """One positioned message about user input.  Immutable, equal and hashed by value."""
 
-    __slots__ = ("file", "line", "column", "message", "line_text")
+    __slots__ = ("column", "file", "line", "line_text", "message")
 
     def __init__(self, file: str, line: int, column: int, message: str, line_text: str = ""):
         for name, value in (("file", file), ("line", line), ("column", column), ("message", message), ("line_text", line_text)):
@@ -231,7 +231,7 @@ def _window(line: str, index: int) -> tuple[str, int]:
 class WartableError(Exception):
     """A user error: one or more diagnostics.  Never an internal bug."""
 
-    def __init__(self, diagnostics: "list[Diagnostic] | tuple[Diagnostic, ...] | Diagnostic"):
+    def __init__(self, diagnostics: list[Diagnostic] | tuple[Diagnostic, ...] | Diagnostic):
         if isinstance(diagnostics, Diagnostic):
             diagnostics = (diagnostics,)
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)

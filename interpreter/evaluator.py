@@ -19,17 +19,35 @@ work, the states, the time, integer sizes and value sizes (see limits.py).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from . import chains, ir, pools
-from .errors import RuleViolation, RulesetError
+from .errors import RulesetError, RuleViolation
 from .inputs import CoercionError, coerce
-from .limits import CALL_WORK, STATEMENT_WORK, TRACE_EVENT_WORK, Budget, Limits, LimitExceeded, breach, remember
+from .limits import (
+    CALL_WORK,
+    STATEMENT_WORK,
+    TRACE_EVENT_WORK,
+    Budget,
+    LimitExceeded,
+    Limits,
+    breach,
+    remember,
+)
 from .ruleset import Ruleset
 from .tables import OffTable, lookup
 from .trace_events import BoundedTrace, TraceEvent
-from .values import OutcomeValue, Record, brief, canonical, conforms, kind_of_value, show
+from .values import (
+    OutcomeValue,
+    Record,
+    brief,
+    canonical,
+    conforms,
+    kind_of_value,
+    show,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import syntax
@@ -40,13 +58,13 @@ __all__ = ["Dist", "Executor", "LimitExceeded", "Limits", "TraceEvent"]
 class Dist:
     """States (or outcomes) with integer weights over a common denominator."""
 
-    __slots__ = ("weights", "denom")
+    __slots__ = ("denom", "weights")
 
     def __init__(self, weights: dict | None = None, denom: int = 1):
         self.weights: dict = weights if weights is not None else {}
         self.denom = denom
 
-    def absorb(self, other: "Dist") -> None:
+    def absorb(self, other: Dist) -> None:
         """Add ``other``'s mass to this one (rescaling to a common denominator)."""
         if not other.weights:
             return
@@ -178,7 +196,7 @@ class Executor:
         flow.normal = current
         return flow
 
-    def exec_statement(self, statement: ir.Stmt, dist: Dist, frame: _Frame) -> "Dist | _Flow":
+    def exec_statement(self, statement: ir.Stmt, dist: Dist, frame: _Frame) -> Dist | _Flow:
         kind = type(statement)
         if kind is ir.Assign:
             return self._assign(statement, dist, frame)
@@ -347,7 +365,7 @@ class Executor:
             inputs[choice.name] = option
         return inputs
 
-    def _if(self, statement: ir.If, dist: Dist, frame: _Frame) -> "Dist | _Flow":
+    def _if(self, statement: ir.If, dist: Dist, frame: _Frame) -> Dist | _Flow:
         parts: list[dict] = [{} for _ in statement.branches]
         rest: dict = {}
         for env, weight in dist.weights.items():

@@ -22,7 +22,7 @@ from typing import Any
 
 from .api import choice_problems, odds, prepare_inputs, resolve
 from .dice import DiceScriptError
-from .errors import Diagnostic, RuleViolation, RulesetError, UsageError
+from .errors import Diagnostic, RulesetError, RuleViolation, UsageError
 from .inputs import CoercionError, coerce
 from .limits import Budget, LimitExceeded, Limits, TimeoutExceeded, breach
 from .results import shown_value

@@ -20,13 +20,29 @@ lists, positions, division by zero, sizes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from .errors import RuleViolation
-from .limits import breach
 from .ir import Canonical
-from .values import ANY, BOOL, INT, RATIO, ListType, OutcomeValue, Record, RecordType, Type, base_kind, compatible, is_order_free, measure, show
+from .limits import breach
+from .values import (
+    ANY,
+    BOOL,
+    INT,
+    RATIO,
+    ListType,
+    OutcomeValue,
+    Record,
+    RecordType,
+    Type,
+    base_kind,
+    compatible,
+    is_order_free,
+    measure,
+    show,
+)
 
 
 class Function(NamedTuple):
@@ -247,7 +263,9 @@ def _rule_keep(checker, site: CallSite) -> Type:
 
 
 def _rule_with_field(checker, site: CallSite) -> Type:
-    from .syntax import StrLit  # a rule of the checker, which has the syntax tree loaded by then
+    from .syntax import (
+        StrLit,  # a rule of the checker, which has the syntax tree loaded by then
+    )
 
     sources, values, types = site.sources, site.values, site.types
     record_type = types[0]

@@ -10,7 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from .limits import Limits
-from .values import BoolType, IntType, ListType, Record, RecordType, StrType, Type, AnyType, canonical
+from .values import (
+    AnyType,
+    BoolType,
+    IntType,
+    ListType,
+    Record,
+    RecordType,
+    StrType,
+    Type,
+    canonical,
+)
 
 # Inputs are held to the same integer size as the numbers a procedure makes.
 MAX_INT_BITS = Limits().max_int_bits

@@ -17,12 +17,11 @@ Honest heavy work (a large battle's exact odds) raises them explicitly:
 
 from __future__ import annotations
 
-from time import monotonic
 from dataclasses import dataclass, fields
+from time import monotonic
 from typing import Any
 
 from .errors import WartableError
-
 
 # Units of work one statement costs for one state: about what it costs in time
 # against one die face spread or one list item made (a unit each); weights
@@ -173,8 +172,18 @@ class Budget:
     """
 
     __slots__ = (
-        "limits", "work", "deadline", "play_start", "_next_clock_check", "_max_work", "_charges", "on_clock", "_measure",
-        "steps_left", "_batch_clock", "big_state",
+        "_batch_clock",
+        "_charges",
+        "_max_work",
+        "_measure",
+        "_next_clock_check",
+        "big_state",
+        "deadline",
+        "limits",
+        "on_clock",
+        "play_start",
+        "steps_left",
+        "work",
     )
 
     # Look at the clock every CLOCK_EVERY units of work, or every CLOCK_CALLS charges

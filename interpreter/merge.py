@@ -21,7 +21,8 @@ the part it changes, never the size of the whole document.
 from __future__ import annotations
 
 import difflib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .errors import DiagnosticList, Source
 from .yaml_loader import LoadedYaml, Mark

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Callable
 
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 
 from . import syntax
 from .errors import RulesetError, Source
@@ -97,7 +103,7 @@ class TextOrigin:
         return syntax.Pos(self.source, self.first_line + line - 1, base + column - 1)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parser() -> Lark:
     """One LALR parser for both start symbols: a procedure body ("start") and a lone expression ("expr")."""
     grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")

@@ -8,7 +8,8 @@ the document with ``results``, then formats it here.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from . import results
 from .errors import format_diagnostic, printable

@@ -10,8 +10,9 @@ import csv
 import io
 import json
 import re
-import xml.etree.ElementTree as ElementTree
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
+from xml.etree import ElementTree
 
 from . import results
 from .errors import LINE_BREAK, printable, printable_json

@@ -11,14 +11,24 @@ Probabilities are exact fractions written ``"p/q"`` beside a float ``p``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .errors import Diagnostic
 from .ruleset import MISSING, ModifierList, Ruleset
 from .tables import Table
 from .trace_events import public_fields
-from .values import BoolType, IntType, ListType, RatioType, RecordType, StrType, Type, to_plain
+from .values import (
+    BoolType,
+    IntType,
+    ListType,
+    RatioType,
+    RecordType,
+    StrType,
+    Type,
+    to_plain,
+)
 
 
 def fraction(p: Fraction, signed: bool = False) -> str:

@@ -106,7 +106,7 @@ class Step:
 
     kind: str  # roll, let, lookup, modifiers, resolve, set, if, elif, else, for, while, break, outcome, require, note
     parts: dict = field(default_factory=dict)
-    steps: list["Step"] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     line: int = 0
 
     def to_plain(self) -> dict:

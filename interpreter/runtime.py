@@ -11,21 +11,29 @@ the call.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from . import chains, pools
-from .errors import RuleViolation, RulesetError
+from .errors import RulesetError, RuleViolation
 from .inputs import CoercionError, coerce
-from .limits import CALL_WORK, STATEMENT_WORK, Budget, LimitExceeded, Limits, breach, remember
+from .limits import (
+    CALL_WORK,
+    STATEMENT_WORK,
+    Budget,
+    LimitExceeded,
+    Limits,
+    breach,
+    remember,
+)
 from .values import OutcomeValue, Record, brief, conforms, kind_of_value, show
-
 
 
 class Acc:
     """Weights over a common denominator, absorbing others (rescaled to the least common multiple)."""
 
-    __slots__ = ("weights", "denom")
+    __slots__ = ("denom", "weights")
 
     def __init__(self) -> None:
         self.weights: dict = {}
@@ -57,8 +65,19 @@ class Run:
     """One API call of compiled code: its limits and budget, choices, memos, interned sequences."""
 
     __slots__ = (
-        "ruleset", "limits", "budget", "choices", "int_low", "int_high", "max_states", "work_chunk",
-        "call_memo", "dice_memo", "sequences", "sequence_numbers", "choices_key",
+        "budget",
+        "call_memo",
+        "choices",
+        "choices_key",
+        "dice_memo",
+        "int_high",
+        "int_low",
+        "limits",
+        "max_states",
+        "ruleset",
+        "sequence_numbers",
+        "sequences",
+        "work_chunk",
     )
 
     def __init__(self, ruleset, limits: Limits, budget: Budget | None = None, choices: dict | None = None):

@@ -19,12 +19,12 @@ from .yaml_loader import LoadedYaml
 SECTIONS = ("description", "notes", "constants", "types", "tables", "modifiers", "procedures", "examples")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ruleset_schema() -> dict:
     return json.loads((data_dir("schemas") / "ruleset.schema.json").read_text(encoding="utf-8"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validator(kind: str):
     schema = ruleset_schema()
     if kind == "fragment":

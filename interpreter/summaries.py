@@ -14,9 +14,10 @@ name (as ``.outcome`` does in the procedure language).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 OUTCOME = "outcome"
 

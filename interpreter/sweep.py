@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .api import Distribution, odds, procedure_of, reachable_choices
 from .arguments import check_names, check_type, misuse
@@ -21,7 +22,16 @@ from .inputs import CoercionError, coerce, parse_command_line_value
 from .limits import EXACT_CALL_WORK, Budget, Limits
 from .ruleset import MISSING, Ruleset
 from .summaries import OUTCOME, numeric
-from .values import BoolType, IntType, ListType, RecordType, StrType, Type, show, to_plain
+from .values import (
+    BoolType,
+    IntType,
+    ListType,
+    RecordType,
+    StrType,
+    Type,
+    show,
+    to_plain,
+)
 
 # Combinations in one sweep: a wide terminal table or a large heat map, never an accident.
 MAX_CELLS = 10_000

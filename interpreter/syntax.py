@@ -13,7 +13,6 @@ from dataclasses import dataclass
 # Positions live with the errors: a checked ruleset needs them, not the syntax tree (see cache.py).
 from .errors import Pos as Pos
 
-
 # ---- expressions -----------------------------------------------------------
 
 
@@ -224,8 +223,8 @@ class Set(Stmt):
 class If(Stmt):
     """``if ... then ... elif ... else ... end``: each branch a condition and a block."""
 
-    branches: tuple[tuple[Expr, "Block"], ...]
-    otherwise: "Block | None"
+    branches: tuple[tuple[Expr, Block], ...]
+    otherwise: Block | None
 
 
 @dataclass(frozen=True)
@@ -234,7 +233,7 @@ class For(Stmt):
 
     var: str
     iterable: Expr
-    body: "Block"
+    body: Block
 
 
 @dataclass(frozen=True)
@@ -243,14 +242,13 @@ class While(Stmt):
 
     condition: Expr
     limit: Expr | None  # None: until the condition fails
-    body: "Block"
+    body: Block
 
 
 @dataclass(frozen=True)
 class Break(Stmt):
     """``break``: leave the innermost loop."""
 
-    pass
 
 
 @dataclass(frozen=True)

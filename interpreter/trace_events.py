@@ -10,8 +10,9 @@ procedures run, and a step's wording changes in one place.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .values import brief, show, to_plain
 

@@ -7,19 +7,20 @@ equal states: ints, bools, strings, tuples (lists), :class:`Record` and
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 
 class Record:
     """An immutable record (a unit, a table cell) with named fields."""
 
-    __slots__ = ("type_name", "_items", "_hash", "_measure", "_fields")
+    __slots__ = ("_fields", "_hash", "_items", "_measure", "type_name")
 
     MISSING: Any = object()  # what lookup() gives for a field the record does not have
 
-    def __init__(self, type_name: str, items: "dict[str, Any] | tuple[tuple[str, Any], ...]"):
+    def __init__(self, type_name: str, items: dict[str, Any] | tuple[tuple[str, Any], ...]):
         pairs = tuple(items.items()) if isinstance(items, dict) else tuple(items)
         object.__setattr__(self, "type_name", type_name)
         object.__setattr__(self, "_items", pairs)
@@ -37,7 +38,7 @@ class Record:
             object.__setattr__(self, "_fields", fields)
         return fields.get(name, Record.MISSING)
 
-    def keep_size_of(self, other: "Record") -> None:
+    def keep_size_of(self, other: Record) -> None:
         """Take ``other``'s measured size (when it has one): for a copy with one plain field changed for another."""
         if self._measure is None and other._measure is not None:
             object.__setattr__(self, "_measure", other._measure)
@@ -104,7 +105,7 @@ class OutcomeValue:
         return self._hash
 
     @classmethod
-    def made(cls, name: str, fields: tuple[tuple[str, Any], ...]) -> "OutcomeValue":
+    def made(cls, name: str, fields: tuple[tuple[str, Any], ...]) -> OutcomeValue:
         """``OutcomeValue(name, fields)`` made in one step (compiled code makes one per resolved call)."""
         made = object.__new__(cls)
         made.__dict__.update(name=name, fields=fields, _hash=hash((name, fields)))
@@ -200,7 +201,7 @@ def brief(value: Any, width: int = 80) -> str:
     return shown if len(shown) <= width else shown[: width - 3] + "..."
 
 
-def _small(value: "Record | OutcomeValue") -> bool:
+def _small(value: Record | OutcomeValue) -> bool:
     items = value.items() if isinstance(value, Record) else value.fields
     return all(type(item) is not tuple or len(item) <= 8 for _, item in items)
 
@@ -522,8 +523,7 @@ def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
             if kind is Record:
                 size, inner = item._measure or item._measured()
                 items += size
-                if inner + 1 > depth:
-                    depth = inner + 1
+                depth = max(depth, inner + 1)
             elif kind is tuple or kind is OutcomeValue:
                 break  # lists inside: the general walk below, which stops at the limits
         else:
@@ -537,8 +537,7 @@ def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
         if kind is tuple:
             items += len(current)
             level += 1
-            if level > depth:
-                depth = level
+            depth = max(depth, level)
             if items > max_items or depth > max_depth:
                 return items, depth
             for item in current:
@@ -548,15 +547,13 @@ def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
                 elif kind is Record:
                     size, inner = item._measured()
                     items += size
-                    if level + inner > depth:
-                        depth = level + inner
+                    depth = max(depth, level + inner)
             if items > max_items or depth > max_depth:
                 return items, depth
         elif kind is Record:
             size, inner = current._measured()
             items += size
-            if level + inner > depth:
-                depth = level + inner
+            depth = max(depth, level + inner)
             if items > max_items or depth > max_depth:
                 return items, depth
         elif kind is OutcomeValue:

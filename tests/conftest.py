@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import itertools
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import pytest
 

@@ -200,7 +200,7 @@ def assert_self_contained(elements: Elements, page: str) -> None:
             assert not name.startswith("on"), (tag, name)
             if name in ("href", "src", "action", "srcset"):
                 assert value.startswith("#"), (tag, name, value)
-    style = "".join(re.findall(r"<style>(.*?)</style>", page, re.S))
+    style = "".join(re.findall(r"<style>(.*?)</style>", page, re.DOTALL))
     assert "url(" not in style and "@import" not in style and "@font-face" not in style
 
 

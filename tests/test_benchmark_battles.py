@@ -13,10 +13,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from test_cli import installed_wartable
 
 from interpreter import load_ruleset, odds
-
-from test_cli import installed_wartable
 
 BATTLES = Path(__file__).resolve().parents[1] / "benchmarks" / "battles"
 

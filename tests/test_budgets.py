@@ -11,13 +11,12 @@ import gc
 from fractions import Fraction
 
 import pytest
+from conftest import procedure
 
 from interpreter import odds, resolve
 from interpreter.api import monte_carlo
 from interpreter.errors import UsageError
 from interpreter.limits import LimitExceeded, Limits, remember
-
-from conftest import procedure
 
 # conftest: the first body line is line 11, and body text starts in column 7.
 BODY_LINE, BODY_COLUMN = 11, 7
@@ -180,7 +179,7 @@ def test_exact_odds_pause_the_collector_and_resume_it(make_ruleset, engine):
     ruleset = make_ruleset({"p": MANY_STATES})
     odds(ruleset, "p", engine=engine)  # the first call compiles the procedure (or imports the evaluator)
     started = []
-    callback = lambda phase, info: started.append(info["generation"]) if phase == "start" else None  # noqa: E731
+    callback = lambda phase, info: started.append(info["generation"]) if phase == "start" else None
     assert gc.isenabled()
     gc.collect()  # the collector's counts start from zero
     gc.callbacks.append(callback)

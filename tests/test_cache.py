@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import procedure, ruleset_text
 
 from interpreter import RulesetError, cache, load_ruleset, odds
 from interpreter.files import real_path
 from interpreter.load_limits import DEFAULT_LOAD_LIMITS
-
-from conftest import procedure, ruleset_text
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "getuid"), reason="the cache is off where files have no owner")
 

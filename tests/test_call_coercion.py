@@ -11,14 +11,22 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from conftest import load_in, procedure
+from test_order_free import TYPES  # the same ship: kind big or small, hits
 
 from interpreter import ir, odds, resolve
 from interpreter.errors import RuleViolation
 from interpreter.inputs import coercion_keeps
-from interpreter.values import ANY, BOOL, INT, STR, IntType, ListType, RecordType, StrType
-
-from conftest import load_in, procedure
-from test_order_free import TYPES  # the same ship: kind big or small, hits
+from interpreter.values import (
+    ANY,
+    BOOL,
+    INT,
+    STR,
+    IntType,
+    ListType,
+    RecordType,
+    StrType,
+)
 
 ENGINES = ("compiled", "reference")
 SHIP = RecordType("ship", (("kind", StrType(("big", "small"))), ("hits", INT)))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from interpreter.api import odds_by_choice, reachable_choices
-
 from conftest import procedure
+
+from interpreter.api import odds_by_choice, reachable_choices
 
 CALLEE = procedure('if c == "x" then\n  outcome a\nend\noutcome b', choices='{c: {options: [x, z], default: x, rule: "r"}}')
 

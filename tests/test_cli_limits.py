@@ -9,10 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
+from test_cli import installed_wartable
 
 from interpreter.cli import main
-
-from test_cli import installed_wartable
 
 MINEFIELD = ["odds", "naval_mines", "attack_through_minefield", "--set", "units=[{kind: battleship}, {kind: cruiser}]"]
 

@@ -10,14 +10,13 @@ from fractions import Fraction
 from math import comb
 
 import pytest
+from conftest import procedure, ruleset_text
+from test_cli import installed_wartable
 
 from interpreter import load_ruleset, odds, resolve
 from interpreter.api import monte_carlo
-from interpreter.errors import RuleViolation, RulesetError
-from interpreter.limits import LimitExceeded, Limits
-
-from conftest import procedure, ruleset_text
-from test_cli import installed_wartable
+from interpreter.errors import RulesetError, RuleViolation
+from interpreter.limits import LimitExceeded
 
 ENGINES = ("compiled", "reference")
 

@@ -19,6 +19,7 @@ import textwrap
 from fractions import Fraction
 
 import pytest
+from conftest import procedure
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,8 +29,6 @@ from interpreter.errors import WartableError
 from interpreter.inputs import CoercionError, coerce
 from interpreter.limits import Limits
 from interpreter.resources import bundled_names
-
-from conftest import procedure
 
 MC_TRIALS = 40
 
@@ -155,9 +154,9 @@ def _typed(draw, kind: str, depth: int, ints: list[str]) -> str:
         if kind == "bool":
             return draw(st.sampled_from(["flag", "b", "true", "false"]))
         return draw(st.sampled_from(["xs", "things", "[]", "[1, 2]", "[3, 1, 2]"]))
-    i = lambda: _typed(draw, "int", depth - 1, ints)  # noqa: E731
-    b = lambda: _typed(draw, "bool", depth - 1, ints)  # noqa: E731
-    xs = lambda: _typed(draw, "list", depth - 1, ints)  # noqa: E731
+    i = lambda: _typed(draw, "int", depth - 1, ints)
+    b = lambda: _typed(draw, "bool", depth - 1, ints)
+    xs = lambda: _typed(draw, "list", depth - 1, ints)
     if kind == "int":
         form = draw(st.integers(0, 13))
         return [
@@ -212,7 +211,7 @@ def bodies(draw) -> list[str]:
         return lines
 
     def statement(depth: int, ints: list[str], in_loop: bool) -> list[str]:
-        e = lambda kind: _typed(draw, kind, 2, ints)  # noqa: E731
+        e = lambda kind: _typed(draw, kind, 2, ints)
         forms = ["set", "set", "roll", "list", "bool", "let", "require", "note", "outcome"]
         if in_loop:
             forms.append("break")
@@ -240,7 +239,7 @@ def bodies(draw) -> list[str]:
             return [f"outcome done(x = {e('int')})"]
         if form == "break":
             return ["break"]
-        indent = lambda lines: ["  " + line for line in lines]  # noqa: E731
+        indent = lambda lines: ["  " + line for line in lines]
         if form == "if":
             return [f"if {e('bool')} then", *indent(block(depth - 1, list(ints), in_loop)), "end"]
         if form == "ifelse":

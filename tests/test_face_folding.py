@@ -11,11 +11,10 @@ import re
 from fractions import Fraction
 
 import pytest
+from conftest import load_in, procedure
 
 from interpreter import odds
 from interpreter.errors import RuleViolation
-
-from conftest import load_in, procedure
 
 ENGINES = ("compiled", "reference")
 

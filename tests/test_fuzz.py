@@ -22,7 +22,6 @@ import io
 import os
 import textwrap
 import traceback
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings

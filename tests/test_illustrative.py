@@ -5,11 +5,10 @@ from __future__ import annotations
 import io
 import json
 
-from interpreter import load_ruleset
+from conftest import procedure
+
 from interpreter.callgraph import illustrative_tables
 from interpreter.cli import main
-
-from conftest import procedure
 
 TABLES = """\
 tables:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import io
 import json
 import re
-import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 

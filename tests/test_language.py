@@ -14,11 +14,19 @@ import sys
 from fractions import Fraction
 
 import pytest
+from conftest import procedure, ruleset_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import procedure, ruleset_text
-from interpreter import RuleViolation, RulesetError, UsageError, WartableError, load_ruleset, odds, resolve
+from interpreter import (
+    RulesetError,
+    RuleViolation,
+    UsageError,
+    WartableError,
+    load_ruleset,
+    odds,
+    resolve,
+)
 from interpreter.limits import LimitExceeded, Limits
 
 BODY_LINE = 11  # ruleset_text: 5 header lines, procedures:, p:, title, rule, body: | -> the body starts on line 11

@@ -14,19 +14,24 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import HEADER
 from jsonschema import Draft202012Validator
 
-from conftest import HEADER
-from interpreter import RulesetError, UsageError, load_ruleset
+from interpreter import RulesetError, UsageError, load_ruleset, yaml_loader
 from interpreter import files as files_module
 from interpreter import schema as schema_module
-from interpreter import yaml_loader
 from interpreter.errors import Diagnostic, Source
 from interpreter.load_limits import LoadLimits, OverLimit
 from interpreter.merge import copy_tree, subtree_paths
 from interpreter.parser import TextOrigin, parse_procedure
 from interpreter.resources import bundled_ruleset
-from interpreter.tables import Axis, Heading, parse_numeric_label, parse_rolls, uncovered_totals
+from interpreter.tables import (
+    Axis,
+    Heading,
+    parse_numeric_label,
+    parse_rolls,
+    uncovered_totals,
+)
 
 RULESET = HEADER.format(name="h") + "constants:\n  c: {value: 1, rule: r}\n"
 

@@ -10,14 +10,15 @@ import subprocess
 from fractions import Fraction
 
 import pytest
+from conftest import procedure, ruleset_text
+from test_cli import installed_wartable
 
 from interpreter import chains, load_ruleset, odds, resolve
 from interpreter.errors import RuleViolation
-from interpreter.limits import LimitExceeded
-from interpreter.limits import Limits  # noqa: E402
-
-from conftest import procedure, ruleset_text
-from test_cli import installed_wartable
+from interpreter.limits import (
+    LimitExceeded,
+    Limits,
+)
 
 ENGINES = ("compiled", "reference")
 

@@ -147,7 +147,7 @@ def test_open_choice_gives_one_distribution_per_option(tmp_path):
 # ---- every bundled procedure: mass conserved, Monte Carlo agrees -----------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bundled(name: str):
     """Each bundled ruleset loaded once for this module (rulesets are immutable)."""
     return load_ruleset(name)

@@ -9,13 +9,12 @@ import subprocess
 from fractions import Fraction
 
 import pytest
+from conftest import procedure, ruleset_text
+from test_cli import installed_wartable
 
 from interpreter import load_ruleset, odds
 from interpreter.errors import RulesetError
 from interpreter.limits import LimitExceeded, Limits
-
-from conftest import procedure, ruleset_text
-from test_cli import installed_wartable
 
 ENGINES = ("compiled", "reference")
 

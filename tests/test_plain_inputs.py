@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import procedure
 
 from interpreter import odds
 from interpreter.api import prepare_inputs
 from interpreter.errors import UsageError
-
-from conftest import procedure
 
 BOUND = 2**64 - 1  # inputs hold at most 64 bits, sign apart (Limits.max_int_bits)
 

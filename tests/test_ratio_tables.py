@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import RuleViolation, RulesetError, load_ruleset, odds, resolve
+from interpreter import RulesetError, RuleViolation, load_ruleset, odds, resolve
 from interpreter.cli import main
 
 HEADER = 'wartable: 1\nname: crt\ntitle: "Odds CRT"\nsource: "tests"\nversion: "1"\n'

@@ -11,10 +11,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from conftest import load_in, procedure
 
 from interpreter import odds
-
-from conftest import load_in, procedure
 
 ENGINES = ("compiled", "reference")
 

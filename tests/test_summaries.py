@@ -19,11 +19,11 @@ import math
 from fractions import Fraction
 
 import pytest
+from conftest import procedure, ruleset_text
 
 from interpreter import odds
 from interpreter.api import monte_carlo
 from interpreter.cli import main
-from conftest import procedure, ruleset_text
 
 VOLLEY = procedure(
     """

@@ -775,7 +775,7 @@ def test_console_script_runs_a_bundled_situation():
     assert "resolve battle_round: One round of surface combat" in out
     assert "Range by round: row 1, column Night -> 2" in out
     assert "Range by round: row 2, column Night -> 1" in out
-    assert re.search(r"^outcome: battle_over\(reason = ", out, re.M)
+    assert re.search(r"^outcome: battle_over\(reason = ", out, re.MULTILINE)
 
 
 def test_console_script_check_test_and_odds():

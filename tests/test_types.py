@@ -11,11 +11,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from conftest import procedure
 
 from interpreter import RulesetError, odds, resolve
 from interpreter.errors import RuleViolation
-
-from conftest import procedure, ruleset_text
 
 # conftest.ruleset_text: five header lines, "procedures:", "  p:", title, rule, then "body: |" on line 10,
 # so the first body line is line 11 and body text starts in column 7.

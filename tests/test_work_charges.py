@@ -15,14 +15,22 @@ from fractions import Fraction
 from math import comb
 
 import pytest
+from conftest import procedure
 
 from interpreter import odds, resolve
-from interpreter.limits import BIG_VALUE_ITEMS, CALL_WORK, EXACT_CALL_WORK, STATEMENT_WORK, TRACE_EVENT_WORK, Budget, LimitExceeded, Limits
+from interpreter.limits import (
+    BIG_VALUE_ITEMS,
+    CALL_WORK,
+    EXACT_CALL_WORK,
+    STATEMENT_WORK,
+    TRACE_EVENT_WORK,
+    Budget,
+    LimitExceeded,
+    Limits,
+)
 from interpreter.pools import successes_distribution, successes_work
 from interpreter.runtime import dice_distribution
 from interpreter.sweep import parse_dimension, run_sweep
-
-from conftest import procedure
 
 ENGINES = ("compiled", "reference")
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from math import comb
-
 
 # ---- Risk --------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def risk_round(attack_dice: int, defend_dice: int) -> dict[tuple[int, int], Fraction]:
     """(attacker's losses, defender's losses) -> probability, by enumerating every roll.
 
@@ -34,7 +33,7 @@ def risk_round(attack_dice: int, defend_dice: int) -> dict[tuple[int, int], Frac
     return {key: Fraction(n, total) for key, n in counts.items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def risk_attacker_wins(attackers: int, defenders: int) -> Fraction:
     """The chance that ``attackers`` armies (those free to attack) destroy ``defenders``.
 
@@ -77,7 +76,7 @@ def land_round(infantry: int, tanks: int, defenders: int) -> dict[tuple[int, int
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def land_battle(infantry: int, tanks: int, defenders: int) -> dict[tuple, Fraction]:
     """Final states of the battle to the finish: ('attacker_wins', inf, tanks) / ('defender_holds', n) / ('both_destroyed',)."""
     if defenders > 0 and infantry + tanks == 0:

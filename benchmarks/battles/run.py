@@ -36,10 +36,10 @@ ROOT = HERE.parents[1]
 
 
 def _case_risk() -> dict:
+    import hand_chains
+
     from interpreter import load_ruleset, odds
     from interpreter.limits import Limits
-
-    import hand_chains
 
     ruleset = load_ruleset(HERE / "risk.yaml")
     unlimited = Limits(max_work=None, max_states=None, timeout=None)
@@ -61,10 +61,10 @@ def _case_risk() -> dict:
 
 
 def _case_land() -> dict:
+    import hand_chains
+
     from interpreter import load_ruleset, odds
     from interpreter.limits import Limits
-
-    import hand_chains
 
     ruleset = load_ruleset(HERE / "land_battle.yaml")
     unlimited = Limits(max_work=None, max_states=None, timeout=None)

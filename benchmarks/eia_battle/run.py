@@ -29,9 +29,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from interpreter import load_ruleset, odds  # noqa: E402
-from interpreter.api import monte_carlo  # noqa: E402
-from interpreter.limits import Limits  # noqa: E402
+from interpreter import load_ruleset, odds
+from interpreter.api import monte_carlo
+from interpreter.limits import Limits
 
 UNLIMITED = Limits(max_work=None, max_states=None, timeout=None)
 
