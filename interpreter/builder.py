@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter, deque
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from . import syntax
@@ -248,7 +249,7 @@ class Builder:
             for doc, path in texts:
                 text = _get(doc.data, path)
                 if isinstance(text, str):
-                    budget.spend(text, lambda: origin_for(doc, path))
+                    budget.spend(text, partial(origin_for, doc, path))
         except RulesetError as error:
             self.diagnostics.extend(error.diagnostics)
             self.diagnostics.raise_if_any()
@@ -304,7 +305,7 @@ class Builder:
         waiting_on: dict[str, set[str]] = {}
         needed_by: dict[str, list[str]] = {name: [] for name in pending}
         for name, item in pending.items():
-            fields = item.data["fields"] if "fields" in item.data else {"": item.data}
+            fields = item.data.get("fields", {"": item.data})
             needed = {self._referenced_record(spec) for spec in fields.values()} & pending.keys()
             waiting_on[name] = needed
             for other in needed:

@@ -17,7 +17,7 @@ nobody (the back ends key nodes by identity).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple, Union
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from .errors import Pos
@@ -282,11 +282,11 @@ class Note(NamedTuple):
     text: str
 
 
-Expr = Union[
-    Const, Local, InputRef, ListOf, Guard, Canonical, Field, Index, Negate, Not, Arithmetic, Comparison, Logical,
-    Conditional, Range, CallFunction, Aggregate, Lookup, ModifierSum,
-]
-Stmt = Union[Assign, Roll, CallProcedure, If, ForLoop, WhileLoop, Outcome, Break, Require, Note]
+Expr = (
+    Const | Local | InputRef | ListOf | Guard | Canonical | Field | Index | Negate | Not | Arithmetic | Comparison
+    | Logical | Conditional | Range | CallFunction | Aggregate | Lookup | ModifierSum
+)
+Stmt = Assign | Roll | CallProcedure | If | ForLoop | WhileLoop | Outcome | Break | Require | Note
 
 EXPRESSIONS: tuple[type, ...] = (
     Const, Local, InputRef, ListOf, Guard, Canonical, Field, Index, Negate, Not, Arithmetic, Comparison, Logical,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 from .load_limits import LoadLimits, OverLimit
@@ -295,7 +296,7 @@ def coverage_problems(headings: tuple[Heading, ...] | list[Heading]) -> list[tup
     """
     problems: list[tuple[int, str]] = []
     numeric = [h for h in headings if h.numeric]
-    for index, (before, after) in enumerate(zip(numeric, numeric[1:]), start=1):
+    for index, (before, after) in enumerate(pairwise(numeric), start=1):
         if before.high is None or after.low is None:
             problems.append((index, f"headings {before.label!r} and {after.label!r} overlap (an open end may only stand at the edge)"))
         elif after.low <= before.high:
