@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .tables import Table
-from .values import RecordType, Type
+from .values import Type
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import syntax
@@ -208,7 +208,7 @@ class Ruleset:
     description: str
     path: str
     constants: Mapping[str, Constant] = field(default_factory=frozen_mapping)
-    types: Mapping[str, RecordType] = field(default_factory=frozen_mapping)
+    types: Mapping[str, Type] = field(default_factory=frozen_mapping)  # records and named types (a shared enum)
     tables: Mapping[str, Table] = field(default_factory=frozen_mapping)
     modifiers: Mapping[str, ModifierList] = field(default_factory=frozen_mapping)
     procedures: Mapping[str, Procedure] = field(default_factory=frozen_mapping)
