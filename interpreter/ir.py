@@ -93,7 +93,8 @@ class Index(NamedTuple):
 
     pos: Pos
     subject: Expr
-    index: Expr
+    # The node's own word for it; it hides tuple.index, which nothing calls on a node.
+    index: Expr  # type: ignore[assignment]
 
 
 class Negate(NamedTuple):
@@ -207,7 +208,8 @@ class Roll(NamedTuple):
 
     pos: Pos
     slot: int
-    count: Expr
+    # The node's own word for it; it hides tuple.count, which nothing calls on a node.
+    count: Expr  # type: ignore[assignment]
     sides: Expr
     text: str
     kind: str = "sum"

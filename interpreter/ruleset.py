@@ -110,6 +110,19 @@ class _SyntaxTree:
     def __set__(self, instance: Any, value: Any) -> None:
         instance.__dict__[self.name] = value  # only __init__ sets it: the dataclass is frozen
 
+    @classmethod
+    def install(cls, owner: type, name: str) -> None:
+        """Make field ``name`` of dataclass ``owner`` one.
+
+        Installed after the dataclass is made, not written as the field's default: a type
+        checker would read a default there (dataclasses does not, as ``__get__`` on the class
+        raises) and refuse the required fields after it.  The generated ``__init__`` sets the
+        field through ``__set__`` all the same.
+        """
+        descriptor = cls()
+        descriptor.__set_name__(owner, name)
+        setattr(owner, name, descriptor)
+
 
 @dataclass(frozen=True)
 class ModifierEntry:
@@ -118,10 +131,13 @@ class ModifierEntry:
     name: str
     label: str
     value: int
-    condition: syntax.Expr = _SyntaxTree()  # type: ignore[assignment]
+    condition: syntax.Expr  # a _SyntaxTree (installed below the class)
     rule: str
     pos: syntax.Pos
     value_from: str = ""  # "file:line" where the value was written (a variant's line when it overrides)
+
+
+_SyntaxTree.install(ModifierEntry, "condition")
 
 
 @dataclass(frozen=True)
@@ -146,7 +162,7 @@ class Procedure:
     description: str
     inputs: tuple[InputSpec, ...]
     choices: tuple[Choice, ...]
-    body: syntax.Block = _SyntaxTree()  # type: ignore[assignment]
+    body: syntax.Block  # a _SyntaxTree (installed below the class)
     pos: syntax.Pos
     text: str = ""  # the body as written
 
@@ -155,6 +171,9 @@ class Procedure:
 
     def choice(self, name: str) -> Choice | None:
         return next((choice for choice in self.choices if choice.name == name), None)
+
+
+_SyntaxTree.install(Procedure, "body")
 
 
 @dataclass(frozen=True)
