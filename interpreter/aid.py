@@ -494,12 +494,10 @@ def _procedure_html(ruleset: CompiledRuleset, name: str) -> str:
         parts.append(f'<p class="small">{e(doc["description"])}</p>')
     if doc["inputs"] or doc["choices"]:
         parts.append('<table><thead><tr><th class="text">Input</th><th class="text">Kind</th><th class="text">Default</th><th class="text">Meaning</th></tr></thead><tbody>')
-        from .render import describe_type, show_plain
+        from .render import describe_input_type, show_plain
 
         for spec in doc["inputs"]:
-            kind = describe_type(spec)
-            if spec["type"] == "int" and ("min" in spec or "max" in spec):
-                kind += f" {spec.get('min', '')}..{spec.get('max', '')}"
+            kind = describe_input_type(spec)
             default = "required" if spec["required"] else show_plain(spec["default"])
             parts.append(f'<tr><td class="text"><code>{e(spec["name"])}</code></td><td class="text">{e(kind)}</td><td class="text">{e(default)}</td><td class="text">{e(spec.get("description", ""))}</td></tr>')
         for choice in doc["choices"]:
