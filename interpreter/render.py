@@ -310,14 +310,21 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
     return ["means:"] + [indent + line for line in _align(rows)]
 
 
-@for_terminal
-def text_distribution(doc: dict, *, digits: int | None = None) -> str:
-    lines = [f"{doc['ruleset']} {doc['procedure']}: exact odds"]
+def _odds_heading(doc: dict, what: str) -> list[str]:
+    """The lines above exact odds or a sample: what was run, its inputs, the illustrative tables, the ``by`` fields."""
+    lines = [f"{doc['ruleset']} {doc['procedure']}: {what}"]
     if doc["inputs"]:
         lines.append(_inputs_line(doc["inputs"]))
     lines.extend(_illustrative_line(doc))
     if "marginal" in doc:
         lines.append("by " + ", ".join(doc["by"]) + ":")
+    return lines
+
+
+@for_terminal
+def text_distribution(doc: dict, *, digits: int | None = None) -> str:
+    lines = _odds_heading(doc, "exact odds")
+    if "marginal" in doc:
         rows = [[_key_text(m["values"])] + _probability_cells(m["probability"], m["p"], digits) for m in doc["marginal"]]
     else:
         rows = [
@@ -335,14 +342,9 @@ def text_distribution(doc: dict, *, digits: int | None = None) -> str:
 
 @for_terminal
 def text_sample(doc: dict, *, digits: int | None = None) -> str:
-    lines = [f"{doc['ruleset']} {doc['procedure']}: {doc['trials']} trials (seed {doc['seed']})"]
-    if doc["inputs"]:
-        lines.append(_inputs_line(doc["inputs"]))
-    lines.extend(_illustrative_line(doc))
+    lines = _odds_heading(doc, f"{doc['trials']} trials (seed {doc['seed']})")
     places = digits if digits is not None else 4
     entries = doc["marginal"] if "marginal" in doc else doc["outcomes"]
-    if "marginal" in doc:
-        lines.append("by " + ", ".join(doc["by"]) + ":")
     rows = []
     for entry in entries:
         label = _key_text(entry["values"]) if "values" in entry else show_outcome(entry)

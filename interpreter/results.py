@@ -471,14 +471,14 @@ def sample(s: Any, *, by: Sequence[str] | None = None, digits: int | None = None
     return doc
 
 
+# What every trace event has, in the order a document lists it.
+_TRACE_EVENT_FIELDS = ("kind", "message", "rule", "depth", "where")
+
+
 def trace_event(event: Any) -> dict:
     """A trace step: its kind, its words, where it comes from, and its fields (``trace.public_fields``)."""
     return {
-        "kind": event.kind,
-        "message": event.message,
-        "rule": event.rule,
-        "depth": event.depth,
-        "where": event.where,
+        **{name: getattr(event, name) for name in _TRACE_EVENT_FIELDS},
         **public_fields(event),
     }
 

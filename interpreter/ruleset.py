@@ -186,8 +186,21 @@ class Note:
     variant: str = ""
 
 
+class _Parts:
+    """Something written in YAML whose parts have positions: ``where(key)`` is a part's, else the whole's.
+
+    A plain base (no dataclass), so it adds no fields: each subclass declares ``pos`` and ``marks``.
+    """
+
+    pos: syntax.Pos
+    marks: Mapping[str, syntax.Pos]
+
+    def where(self, key: str) -> syntax.Pos:
+        return self.marks.get(key, self.pos)
+
+
 @dataclass(frozen=True)
-class Example:
+class Example(_Parts):
     """A rule test: inputs, scripted dice or exact odds, and what must come out."""
 
     name: str
@@ -198,12 +211,9 @@ class Example:
     # Positions of parts of the example, keyed like "inputs.zones", "expect", "odds.0".
     marks: Mapping[str, syntax.Pos] = field(default_factory=frozen_mapping)
 
-    def where(self, key: str) -> syntax.Pos:
-        return self.marks.get(key, self.pos)
-
 
 @dataclass(frozen=True)
-class Aid:
+class Aid(_Parts):
     """A heat map of the player aid (``aids:``), as written; ``aid`` checks and draws it."""
 
     title: str
@@ -211,9 +221,6 @@ class Aid:
     pos: syntax.Pos
     # Positions of its parts, keyed like "rows.over", "inputs.attacker", "show.mean".
     marks: Mapping[str, syntax.Pos] = field(default_factory=frozen_mapping)
-
-    def where(self, key: str) -> syntax.Pos:
-        return self.marks.get(key, self.pos)
 
 
 @dataclass(frozen=True)
