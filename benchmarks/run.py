@@ -62,11 +62,12 @@ except ImportError as error:  # optional (needs Python 3.11+)
     dyce = None
     DYCE_NOTE = f"dyce skipped: {error} (pip install -r benchmarks/requirements.txt; dyce needs Python 3.11+)"
 else:
-    try:
-        from importlib.metadata import version as _dist_version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _dist_version
 
+    try:
         DYCE_NOTE = f"dyce {_dist_version('dyce')}"
-    except Exception:  # pragma: no cover - metadata missing
+    except PackageNotFoundError:  # pragma: no cover - imported from a checkout, no metadata
         DYCE_NOTE = "dyce ?"
 
 # dyce.expand is marked experimental and warns on every call.
@@ -342,7 +343,7 @@ def success_key(flag):
 
 
 def build_cases() -> list[Case]:
-    minefield = dict(ruleset="bench", procedure="minefield", key=lambda o: o.get("lost"), hand=hand_minefield, hand_mc=mc_minefield, ice=ice_minefield, dyce=dyce_minefield)
+    minefield = {"ruleset": "bench", "procedure": "minefield", "key": lambda o: o.get("lost"), "hand": hand_minefield, "hand_mc": mc_minefield, "ice": ice_minefield, "dyce": dyce_minefield}
     return [
         Case("ETO interception, zones 1-12", "eto", "interception", [{"zones": z} for z in range(1, 13)], interception_key, hand_interception, mc_interception, ice_interception, dyce_interception, one_lookup=True),
         Case("2d6 + DRM <= 3, DRM -2..+3", "bench", "drm_roll", [{"drm": d} for d in range(-2, 4)], lambda o: o.name, hand_drm, mc_drm, ice_drm, dyce_drm, ice_key=success_key, dyce_key=success_key),
@@ -502,8 +503,8 @@ def mc_case(case: Case, rulesets: dict, wartable_trials: int, hand_trials: int, 
     args = [tuple(i.values()) for i in case.inputs]
     w_each = max(1, wartable_trials // (reps * n_inputs))
     h_each = max(1, hand_trials // (reps * n_inputs))
-    w_counts = [dict() for _ in case.inputs]
-    h_counts = [dict() for _ in case.inputs]
+    w_counts = [{} for _ in case.inputs]
+    h_counts = [{} for _ in case.inputs]
     w_times, h_times = [], []
     for rep in range(reps):
         gc.collect()

@@ -14,19 +14,22 @@ the order; every cell also prints its value as a fraction and a percentage.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import results
 from .errors import Diagnostic, RulesetError, UsageError
 from .limits import Budget, Limits
 from .rulebook import Step, steps
-from .ruleset import Ruleset
 from .summaries import OUTCOME
-from .sweep import Dimension, SweepError, dimension_from_values, run_sweep
+from .sweep import Cell, Dimension, SweepError, dimension_from_values, run_sweep
 from .values import to_plain
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from .compiled_ruleset import CompiledRuleset
+    from .ir import CheckedProcedure
 
 # Cells in one heat map: a page a player can read, not a data dump.
 MAX_HEAT_MAP_CELLS = 600
@@ -68,11 +71,11 @@ class HeatMapSpec:
     by: tuple[str, ...]
 
 
-def _aids(ruleset: Ruleset) -> tuple:
+def _aids(ruleset: CompiledRuleset) -> tuple:
     return tuple(getattr(ruleset, "aids", ()) or ())
 
 
-def _axis(ruleset: Ruleset, aid: Any, key: str, procedure: str) -> Axis:
+def _axis(ruleset: CompiledRuleset, aid: Any, key: str, procedure: str) -> Axis:
     spec = aid.data[key]
     over = spec["over"]
     if "values" in spec:
@@ -102,7 +105,7 @@ class _AidError(Exception):
         self.diagnostic = pos.diagnostic(message)
 
 
-def heat_map_spec(ruleset: Ruleset, aid: Any) -> HeatMapSpec:
+def heat_map_spec(ruleset: CompiledRuleset, aid: Any) -> HeatMapSpec:
     """An ``aids:`` entry checked against the ruleset (raises _AidError at its position)."""
     data = aid.data
     procedure = data["procedure"]
@@ -117,30 +120,8 @@ def heat_map_spec(ruleset: Ruleset, aid: Any) -> HeatMapSpec:
     swept = {rows.dimension.target} | ({columns.dimension.target} if columns else set())
     inputs = dict(data.get("inputs") or {})
     choices = dict(data.get("choices") or {})
-    for name in inputs:
-        if compiled.input(name) is None:
-            known = ", ".join(s.name for s in compiled.inputs)
-            raise _AidError(aid.where(f"inputs.{name}"), f"procedure '{procedure}' has no input '{name}' (inputs: {known})")
-    for spec in compiled.inputs:
-        if spec.required and spec.name not in inputs and spec.name not in swept:
-            raise _AidError(aid.where("inputs"), f"input '{spec.name}' is required: give it under inputs: or sweep it")
-    show = data.get("show", "outcomes")
-    outcome = mean = None
-    fields: dict = {}
-    if isinstance(show, dict) and "probability" in show:
-        outcome = show["probability"]
-        fields = dict(show.get("fields") or {})
-        if outcome not in compiled.outcome_names:
-            raise _AidError(aid.where("show.probability"), f"'{procedure}' has no outcome '{outcome}' (outcomes: {', '.join(compiled.outcome_names)})")
-        kind = "probability"
-    elif isinstance(show, dict) and "mean" in show:
-        mean = show["mean"]
-        known = [name for name, field_type in getattr(compiled.outcome_type, "fields", ()) if field_type.describe() == "int"]
-        if mean not in known:
-            raise _AidError(aid.where("show.mean"), f"outcomes of '{procedure}' have no numeric field '{mean}' (numeric fields: {', '.join(known) or 'none'})")
-        kind = "mean"
-    else:
-        kind = "outcomes"
+    _check_fixed_inputs(compiled, aid, inputs, swept)
+    kind, outcome, fields, mean = _shown(compiled, aid, data.get("show", "outcomes"))
     by = tuple(data.get("by") or (OUTCOME,))
     known_fields = [OUTCOME] + [name for name, _ in getattr(compiled.outcome_type, "fields", ())]
     for index, name in enumerate(by):
@@ -151,7 +132,35 @@ def heat_map_spec(ruleset: Ruleset, aid: Any) -> HeatMapSpec:
     )
 
 
-def aid_problems(ruleset: Ruleset) -> list[Diagnostic]:
+def _check_fixed_inputs(compiled: CheckedProcedure, aid: Any, inputs: dict, swept: set[str]) -> None:
+    """Every fixed input is the procedure's; every required one is fixed or swept."""
+    for name in inputs:
+        if compiled.input(name) is None:
+            known = ", ".join(s.name for s in compiled.inputs)
+            raise _AidError(aid.where(f"inputs.{name}"), f"procedure '{compiled.name}' has no input '{name}' (inputs: {known})")
+    for spec in compiled.inputs:
+        if spec.required and spec.name not in inputs and spec.name not in swept:
+            raise _AidError(aid.where("inputs"), f"input '{spec.name}' is required: give it under inputs: or sweep it")
+
+
+def _shown(compiled: CheckedProcedure, aid: Any, show: Any) -> tuple[str, str | None, dict, str | None]:
+    """What the maps show, checked: (outcomes, probability or mean; the outcome and its fields; the mean's field)."""
+    procedure = compiled.name
+    if isinstance(show, dict) and "probability" in show:
+        outcome = show["probability"]
+        if outcome not in compiled.outcome_names:
+            raise _AidError(aid.where("show.probability"), f"'{procedure}' has no outcome '{outcome}' (outcomes: {', '.join(compiled.outcome_names)})")
+        return "probability", outcome, dict(show.get("fields") or {}), None
+    if isinstance(show, dict) and "mean" in show:
+        mean = show["mean"]
+        numeric = [name for name, field_type in getattr(compiled.outcome_type, "fields", ()) if field_type.describe() == "int"]
+        if mean not in numeric:
+            raise _AidError(aid.where("show.mean"), f"outcomes of '{procedure}' have no numeric field '{mean}' (numeric fields: {', '.join(numeric) or 'none'})")
+        return "mean", None, {}, mean
+    return "outcomes", None, {}, None
+
+
+def aid_problems(ruleset: CompiledRuleset) -> list[Diagnostic]:
     """What is wrong in the ruleset's ``aids:`` (nothing is computed: only names, inputs and values are checked)."""
     problems = []
     for aid in _aids(ruleset):
@@ -165,7 +174,7 @@ def aid_problems(ruleset: Ruleset) -> list[Diagnostic]:
     return problems
 
 
-def _check_inputs(ruleset: Ruleset, spec: HeatMapSpec) -> None:
+def _check_inputs(ruleset: CompiledRuleset, spec: HeatMapSpec) -> None:
     """The fixed inputs and choices, with the first value of each swept dimension, must be a valid call."""
     from .api import prepare_inputs, procedure_of
 
@@ -200,7 +209,8 @@ class HeatMap:
     kind: str  # probability or mean
 
 
-def heat_maps(ruleset: Ruleset, spec: HeatMapSpec, budget: Budget) -> list[HeatMap]:
+def heat_maps(ruleset: CompiledRuleset, spec: HeatMapSpec, budget: Budget) -> list[HeatMap]:
+    """The aid's maps, from one sweep: one per outcome key (show: outcomes, with columns), else one."""
     dimensions = [spec.rows.dimension] + ([spec.columns.dimension] if spec.columns else [])
     try:
         sweep = run_sweep(ruleset, spec.procedure, dimensions, spec.inputs, choices=spec.choices, by=spec.by, budget=budget)
@@ -208,36 +218,44 @@ def heat_maps(ruleset: Ruleset, spec: HeatMapSpec, budget: Budget) -> list[HeatM
         raise RulesetError(ruleset.compiled[spec.procedure].body.pos.diagnostic(f"player aid '{spec.title}': {error.message}")) from None
     n_columns = len(spec.columns.dimension.values) if spec.columns else 1
     grid = [sweep.cells[i:i + n_columns] for i in range(0, len(sweep.cells), n_columns)]
-    rows_title = spec.rows.title
     if spec.show == "outcomes":
-        from .reporters import column_label
-
-        keys = sweep.keys()
-        by_title = ", ".join(spec.by)
-        marginals = [[cell.distribution.marginal(spec.by).as_dict() for cell in row] for row in grid]
-        if spec.columns is None:
-            cells = tuple(tuple(m[0].get(key, Fraction(0)) for key in keys) for m in marginals)
-            labels = tuple(column_label(spec.by, key) for key in keys)
-            return [HeatMap(spec.title, "", rows_title, spec.rows.labels, by_title, labels, cells, "probability")]
-        return [
-            HeatMap(
-                spec.title, results_label(dict(zip(spec.by, key))), rows_title, spec.rows.labels, spec.columns.title, spec.columns.labels,
-                tuple(tuple(m.get(key, Fraction(0)) for m in row) for row in marginals), "probability",
-            )
-            for key in keys
-        ]
-    if spec.show == "probability":
-        wanted = spec.fields
-        subtitle = "probability of " + results_label({"outcome": spec.outcome, **wanted})
-        cells = tuple(tuple(cell.distribution.probability(spec.outcome, **wanted) for cell in row) for row in grid)
-        kind = "probability"
-    else:
-        subtitle = f"mean {spec.mean}"
-        cells = tuple(tuple(_mean(cell.distribution, spec.mean) for cell in row) for row in grid)
-        kind = "mean"
+        return _outcome_maps(spec, grid, sweep.keys())
+    subtitle, cells, kind = _value_cells(spec, grid)
     column_title = spec.columns.title if spec.columns else ""
     column_labels = spec.columns.labels if spec.columns else (subtitle,)
-    return [HeatMap(spec.title, subtitle, rows_title, spec.rows.labels, column_title, column_labels, cells, kind)]
+    return [HeatMap(spec.title, subtitle, spec.rows.title, spec.rows.labels, column_title, column_labels, cells, kind)]
+
+
+def _outcome_maps(spec: HeatMapSpec, grid: list[tuple[Cell, ...]], keys: list[tuple]) -> list[HeatMap]:
+    """Each outcome key's probability: as columns of one map (no columns swept), else one map per key."""
+    from .reporters import column_label
+
+    by_title = ", ".join(spec.by)
+    marginals = [[cell.distribution.marginal(spec.by).as_dict() for cell in row] for row in grid]
+    if spec.columns is None:
+        cells = tuple(tuple(m[0].get(key, Fraction(0)) for key in keys) for m in marginals)
+        labels = tuple(column_label(spec.by, key) for key in keys)
+        return [HeatMap(spec.title, "", spec.rows.title, spec.rows.labels, by_title, labels, cells, "probability")]
+    return [
+        HeatMap(
+            spec.title, results_label(dict(zip(spec.by, key))), spec.rows.title, spec.rows.labels, spec.columns.title, spec.columns.labels,
+            tuple(tuple(m.get(key, Fraction(0)) for m in row) for row in marginals), "probability",
+        )
+        for key in keys
+    ]
+
+
+def _value_cells(spec: HeatMapSpec, grid: list[tuple[Cell, ...]]) -> tuple[str, tuple[tuple[Fraction | None, ...], ...], str]:
+    """(subtitle, cells, kind) of a map of one outcome's probability or one field's mean."""
+    if spec.outcome is not None:  # show: {probability: OUTCOME}
+        wanted = spec.fields
+        subtitle = "probability of " + results_label({"outcome": spec.outcome, **wanted})
+        outcome = spec.outcome
+        return subtitle, tuple(tuple(cell.distribution.probability(outcome, **wanted) for cell in row) for row in grid), "probability"
+    if spec.mean is not None:  # show: {mean: FIELD}
+        mean = spec.mean
+        return f"mean {mean}", tuple(tuple(_mean(cell.distribution, mean) for cell in row) for row in grid), "mean"
+    raise AssertionError(f"heat map {spec.title!r} shows {spec.show!r}")  # pragma: no cover - _shown sets one of them
 
 
 def _mean(distribution: Any, field: str) -> Fraction | None:
@@ -364,7 +382,7 @@ def render_heat_map(heat: HeatMap) -> str:
     return "\n".join(parts)
 
 
-def _table_html(ruleset: Ruleset, name: str, codes: dict | None) -> str:
+def _table_html(ruleset: CompiledRuleset, name: str, codes: dict | None) -> str:
     doc = results.table_doc(ruleset.tables[name])
     parts = [f'<section class="block" id="table-{e(name)}"><h3>{e(doc["title"])}']
     if doc["example"]:
@@ -391,7 +409,7 @@ def _table_html(ruleset: Ruleset, name: str, codes: dict | None) -> str:
     return "".join(parts)
 
 
-def _modifiers_html(ruleset: Ruleset, name: str) -> str:
+def _modifiers_html(ruleset: CompiledRuleset, name: str) -> str:
     doc = results.modifiers_doc(ruleset.modifiers[name])
     kind = "column shifts (cumulative; R is right)" if doc["modifier_kind"] == "column_shift" else "die-roll modifiers"
     parts = [f'<section class="block" id="mod-{e(name)}"><h3>{e(doc["title"])}</h3><p class="small">{e(kind)}</p>']
@@ -404,60 +422,71 @@ def _modifiers_html(ruleset: Ruleset, name: str) -> str:
     return "".join(parts)
 
 
-def _step_html(step: Step, ruleset: Ruleset) -> str:
-    p = step.parts
-    k = step.kind
-    if k == "roll":
-        text = f'Roll <code>{e(p["expr"])}</code>: call it <var>{e(p["name"])}</var>.'
-    elif k == "lookup":
-        table = ruleset.tables.get(p["table"])
-        title = table.title if table is not None else p["table"]
-        text = f'Look up the <a href="#table-{e(p["table"])}">{e(title)}</a> (<code>{e(p["expr"])}</code>): call it <var>{e(p["name"])}</var>.'
-    elif k == "modifiers":
-        modifiers = ruleset.modifiers.get(p["list"])
-        title = modifiers.title if modifiers is not None else p["list"]
-        what = "column shifts" if p["modifier_kind"] == "column_shift" else "modifiers"
-        text = f'Add up the {what} that apply from <a href="#mod-{e(p["list"])}">{e(title)}</a>: call it <var>{e(p["name"])}</var>.'
-    elif k == "resolve":
-        procedure = ruleset.procedures.get(p["procedure"])
-        title = procedure.title if procedure is not None else p["procedure"]
-        text = f'Resolve <a href="#proc-{e(p["procedure"])}">{e(title)}</a> (<code>{e(p["expr"])}</code>): call its result <var>{e(p["name"])}</var>.'
-    elif k == "let":
-        text = f'Let <var>{e(p["name"])}</var> be <code>{e(p["expr"])}</code>.'
-    elif k == "set":
-        text = f'Set <var>{e(p["name"])}</var> to <code>{e(p["expr"])}</code>.'
-    elif k == "if":
-        text = f'If <code>{e(p["condition"])}</code>:'
-    elif k == "elif":
-        text = f'Otherwise, if <code>{e(p["condition"])}</code>:'
-    elif k == "else":
-        text = "Otherwise:"
-    elif k == "for":
-        text = f'For each <var>{e(p["var"])}</var> in <code>{e(p["expr"])}</code>:'
-    elif k == "while":
-        if p["limit"] is None:
-            text = f'While <code>{e(p["condition"])}</code>, round after round:'
-        else:
-            text = f'While <code>{e(p["condition"])}</code> (at most <code>{e(p["limit"])}</code> rounds):'
-    elif k == "break":
-        text = "Stop repeating."
-    elif k == "outcome":
-        fields = ", ".join(f'{e(f["name"])} = <code>{e(f["expr"])}</code>' for f in p["fields"])
-        text = f'Result: <span class="outcome">{e(p["name"])}</span>' + (f" ({fields})" if fields else "") + "."
-        if p["rule"]:
-            text += f' <span class="cite">{e(p["rule"])}</span>'
-    elif k == "require":
-        text = f'The situation must satisfy <code>{e(p["condition"])}</code>: <span class="cite">{e(p["message"])}</span>'
-    elif k == "note":
-        text = f'<em>{e(p["text"])}</em>'
-    else:
-        text = "(a step this page cannot show)"
+def _step_html(step: Step, ruleset: CompiledRuleset) -> str:
+    """One step as a list item, its sub-steps nested."""
+    write = _STEP_WRITERS.get(step.kind)
+    text = write(step.parts, ruleset) if write is not None else "(a step this page cannot show)"
     if step.steps:
         text += '<ol>' + "".join(_step_html(s, ruleset) for s in step.steps) + "</ol>"
     return f"<li>{text}</li>"
 
 
-def _procedure_html(ruleset: Ruleset, name: str) -> str:
+def _link(anchor: str, name: str, found: Any) -> str:
+    """A link to the section of a table, modifier list or procedure, named by its title (its name if missing)."""
+    title = found.title if found is not None else name
+    return f'<a href="#{anchor}-{e(name)}">{e(title)}</a>'
+
+
+def _lookup_html(p: dict, ruleset: CompiledRuleset) -> str:
+    table = _link("table", p["table"], ruleset.tables.get(p["table"]))
+    return f'Look up the {table} (<code>{e(p["expr"])}</code>): call it <var>{e(p["name"])}</var>.'
+
+
+def _modifiers_step_html(p: dict, ruleset: CompiledRuleset) -> str:
+    what = "column shifts" if p["modifier_kind"] == "column_shift" else "modifiers"
+    return f'Add up the {what} that apply from {_link("mod", p["list"], ruleset.modifiers.get(p["list"]))}: call it <var>{e(p["name"])}</var>.'
+
+
+def _resolve_html(p: dict, ruleset: CompiledRuleset) -> str:
+    procedure = _link("proc", p["procedure"], ruleset.procedures.get(p["procedure"]))
+    return f'Resolve {procedure} (<code>{e(p["expr"])}</code>): call its result <var>{e(p["name"])}</var>.'
+
+
+def _while_html(p: dict, ruleset: CompiledRuleset) -> str:
+    if p["limit"] is None:
+        return f'While <code>{e(p["condition"])}</code>, round after round:'
+    return f'While <code>{e(p["condition"])}</code> (at most <code>{e(p["limit"])}</code> rounds):'
+
+
+def _outcome_html(p: dict, ruleset: CompiledRuleset) -> str:
+    fields = ", ".join(f'{e(f["name"])} = <code>{e(f["expr"])}</code>' for f in p["fields"])
+    text = f'Result: <span class="outcome">{e(p["name"])}</span>' + (f" ({fields})" if fields else "") + "."
+    if p["rule"]:
+        text += f' <span class="cite">{e(p["rule"])}</span>'
+    return text
+
+
+# One writer per step kind (rulebook.Step.kind): the step's parts and the ruleset -> the item's HTML.
+_STEP_WRITERS: dict[str, Callable[[dict, CompiledRuleset], str]] = {
+    "roll": lambda p, _: f'Roll <code>{e(p["expr"])}</code>: call it <var>{e(p["name"])}</var>.',
+    "lookup": _lookup_html,
+    "modifiers": _modifiers_step_html,
+    "resolve": _resolve_html,
+    "let": lambda p, _: f'Let <var>{e(p["name"])}</var> be <code>{e(p["expr"])}</code>.',
+    "set": lambda p, _: f'Set <var>{e(p["name"])}</var> to <code>{e(p["expr"])}</code>.',
+    "if": lambda p, _: f'If <code>{e(p["condition"])}</code>:',
+    "elif": lambda p, _: f'Otherwise, if <code>{e(p["condition"])}</code>:',
+    "else": lambda p, _: "Otherwise:",
+    "for": lambda p, _: f'For each <var>{e(p["var"])}</var> in <code>{e(p["expr"])}</code>:',
+    "while": _while_html,
+    "break": lambda p, _: "Stop repeating.",
+    "outcome": _outcome_html,
+    "require": lambda p, _: f'The situation must satisfy <code>{e(p["condition"])}</code>: <span class="cite">{e(p["message"])}</span>',
+    "note": lambda p, _: f'<em>{e(p["text"])}</em>',
+}
+
+
+def _procedure_html(ruleset: CompiledRuleset, name: str) -> str:
     doc = results.procedure_doc(ruleset, name)
     procedure = ruleset.procedures[name]
     parts = [f'<section class="block" id="proc-{e(name)}"><h3>{e(doc["title"])}</h3><p class="rule">{e(doc["rule"])}</p>']
@@ -465,12 +494,10 @@ def _procedure_html(ruleset: Ruleset, name: str) -> str:
         parts.append(f'<p class="small">{e(doc["description"])}</p>')
     if doc["inputs"] or doc["choices"]:
         parts.append('<table><thead><tr><th class="text">Input</th><th class="text">Kind</th><th class="text">Default</th><th class="text">Meaning</th></tr></thead><tbody>')
-        from .render import describe_type, show_plain
+        from .render import describe_input_type, show_plain
 
         for spec in doc["inputs"]:
-            kind = describe_type(spec)
-            if spec["type"] == "int" and ("min" in spec or "max" in spec):
-                kind += f" {spec.get('min', '')}..{spec.get('max', '')}"
+            kind = describe_input_type(spec)
             default = "required" if spec["required"] else show_plain(spec["default"])
             parts.append(f'<tr><td class="text"><code>{e(spec["name"])}</code></td><td class="text">{e(kind)}</td><td class="text">{e(default)}</td><td class="text">{e(spec.get("description", ""))}</td></tr>')
         for choice in doc["choices"]:
@@ -483,7 +510,7 @@ def _procedure_html(ruleset: Ruleset, name: str) -> str:
     return "".join(parts)
 
 
-def _notes_html(ruleset: Ruleset) -> str:
+def _notes_html(ruleset: CompiledRuleset) -> str:
     parts = []
     for note in ruleset.notes:
         parts.append(f'<section class="block"><h3>{e(note.topic)}</h3><p>{e(note.text)}</p>')
@@ -503,7 +530,7 @@ def _inputs_text(spec: HeatMapSpec) -> str:
     return "; ".join(parts)
 
 
-def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[str, dict[str, str]] | None = None) -> tuple[str, dict]:
+def player_aid(ruleset: CompiledRuleset, *, limits: Limits | None = None, codes: dict[str, dict[str, str]] | None = None) -> tuple[str, dict]:
     """The page, and a summary of what is in it (for ``aid --json``)."""
     from .arguments import check_type
     from .compiled_ruleset import CompiledRuleset
@@ -511,8 +538,6 @@ def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[st
     check_type(ruleset, CompiledRuleset, "the ruleset", "a ruleset from load_ruleset(...)")
     check_type(limits, Limits, "limits", "a Limits(...)", optional=True)
     check_type(codes, dict, "codes", "a mapping of table names to {code: meaning}", optional=True)
-    from .resources import version
-
     problems = aid_problems(ruleset)
     if problems:
         raise RulesetError(problems)
@@ -520,6 +545,12 @@ def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[st
     codes = codes if codes is not None else table_codes(ruleset)
     specs = [heat_map_spec(ruleset, aid) for aid in _aids(ruleset)]
     maps = [(spec, heat_maps(ruleset, spec, budget)) for spec in specs]
+    return _page(ruleset, _body(ruleset, maps, codes)), _summary(ruleset, maps)
+
+
+def _body(ruleset: CompiledRuleset, maps: list[tuple[HeatMapSpec, list[HeatMap]]], codes: dict[str, dict[str, str]]) -> list[str]:
+    """The page's body, part by part: header, contents, odds, tables, modifiers, procedures, notes, footer."""
+    from .resources import version
 
     body = [f"<header><h1>{e(ruleset.title)}</h1>"]
     body.append(f'<p class="meta">{e(ruleset.source)} · version {e(ruleset.version)} · ruleset <code>{e(ruleset.name)}</code></p>')
@@ -537,15 +568,7 @@ def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[st
     if maps:
         body.append('<section id="odds"><h2>Odds</h2>')
         for spec, found in maps:
-            body.append(f'<section class="block heat-map"><h3>{e(spec.title)}</h3>')
-            body.append(f'<p class="small">Exact odds of <a href="#proc-{e(spec.procedure)}">{e(ruleset.procedures[spec.procedure].title)}</a>'
-                        + (f"; {e(_inputs_text(spec))}" if spec.inputs or spec.choices else "") + ".</p>")
-            if spec.rule:
-                body.append(f'<p class="rule">{e(spec.rule)}</p>')
-            if spec.description:
-                body.append(f'<p class="small">{e(spec.description)}</p>')
-            body.append('<div class="multiples">' + "".join(render_heat_map(heat) for heat in found) + "</div>")
-            body.append("</section>")
+            body.extend(_odds_parts(ruleset, spec, found))
         body.append("</section>")
     if ruleset.tables:
         body.append('<section id="tables"><h2>Tables</h2>' + "".join(_table_html(ruleset, name, codes.get(name)) for name in ruleset.tables) + "</section>")
@@ -556,7 +579,25 @@ def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[st
     if ruleset.notes:
         body.append('<section id="notes"><h2>Readings of the rules</h2>' + _notes_html(ruleset) + "</section>")
     body.append(f"<footer>Made by wartable {e(version())} from <code>{e(ruleset.name)}</code>. Every number on this page comes from the ruleset; odds are exact.</footer>")
-    page = (
+    return body
+
+
+def _odds_parts(ruleset: CompiledRuleset, spec: HeatMapSpec, found: list[HeatMap]) -> list[str]:
+    """One aid's block, line by line: what it shows, its rule and description, and its maps side by side."""
+    parts = [f'<section class="block heat-map"><h3>{e(spec.title)}</h3>']
+    parts.append(f'<p class="small">Exact odds of <a href="#proc-{e(spec.procedure)}">{e(ruleset.procedures[spec.procedure].title)}</a>'
+                 + (f"; {e(_inputs_text(spec))}" if spec.inputs or spec.choices else "") + ".</p>")
+    if spec.rule:
+        parts.append(f'<p class="rule">{e(spec.rule)}</p>')
+    if spec.description:
+        parts.append(f'<p class="small">{e(spec.description)}</p>')
+    parts.append('<div class="multiples">' + "".join(render_heat_map(heat) for heat in found) + "</div>")
+    parts.append("</section>")
+    return parts
+
+
+def _page(ruleset: CompiledRuleset, body: list[str]) -> str:
+    return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         # No request leaves the page: nothing but inline styles and images from nowhere.
@@ -565,7 +606,11 @@ def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[st
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
-    summary = {
+
+
+def _summary(ruleset: CompiledRuleset, maps: list[tuple[HeatMapSpec, list[HeatMap]]]) -> dict:
+    """What ``aid --json`` reports: counts, and each aid's procedure, axes and maps."""
+    return {
         "ruleset": ruleset.name,
         "tables": len(ruleset.tables),
         "modifier_lists": len(ruleset.modifiers),
@@ -583,10 +628,9 @@ def player_aid(ruleset: Ruleset, *, limits: Limits | None = None, codes: dict[st
             for spec, found in maps
         ],
     }
-    return page, summary
 
 
-def table_codes(ruleset: Ruleset) -> dict[str, dict[str, str]]:
+def table_codes(ruleset: CompiledRuleset) -> dict[str, dict[str, str]]:
     """Each structured table's result codes and their meanings, where the model keeps them."""
     found = {}
     for name, table in ruleset.tables.items():
@@ -596,5 +640,5 @@ def table_codes(ruleset: Ruleset) -> dict[str, dict[str, str]]:
     return found
 
 
-def specs(ruleset: Ruleset) -> Sequence[HeatMapSpec]:
+def specs(ruleset: CompiledRuleset) -> Sequence[HeatMapSpec]:
     return [heat_map_spec(ruleset, aid) for aid in _aids(ruleset)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter, deque
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from . import syntax
@@ -154,7 +155,8 @@ def pos_of(doc: LoadedYaml, path: tuple, *, at_key: bool = False) -> syntax.Pos:
 
 def _aid(doc: LoadedYaml, path: tuple, data: dict) -> Aid:
     """An aids: entry as written, with the position of each of its parts (checked by ``aid``)."""
-    marks, stack = {}, [(data, ())]
+    marks: dict[str, syntax.Pos] = {}
+    stack: list[tuple[Any, tuple]] = [(data, ())]
     while stack:  # no recursion on the data's depth
         node, inner = stack.pop()
         if inner:
@@ -170,7 +172,7 @@ class Builder:
         self.documents = documents
         self.diagnostics = diagnostics
         self.limits = limits
-        self.records: dict[str, RecordType] = {}
+        self.records: dict[str, Type] = {}  # records, and named types such as a shared enum
 
     def error(self, doc: LoadedYaml, path: tuple, message: str, *, at_key: bool = False) -> None:
         self.diagnostics.add(doc.diagnostic(path, message, at_key=at_key))
@@ -248,7 +250,7 @@ class Builder:
             for doc, path in texts:
                 text = _get(doc.data, path)
                 if isinstance(text, str):
-                    budget.spend(text, lambda: origin_for(doc, path))
+                    budget.spend(text, partial(origin_for, doc, path))
         except RulesetError as error:
             self.diagnostics.extend(error.diagnostics)
             self.diagnostics.raise_if_any()
@@ -304,8 +306,9 @@ class Builder:
         waiting_on: dict[str, set[str]] = {}
         needed_by: dict[str, list[str]] = {name: [] for name in pending}
         for name, item in pending.items():
-            fields = item.data["fields"] if "fields" in item.data else {"": item.data}
-            needed = {self._referenced_record(spec) for spec in fields.values()} & pending.keys()
+            fields = item.data.get("fields", {"": item.data})
+            referenced = {self._referenced_record(spec) for spec in fields.values()}
+            needed = {other for other in referenced if other is not None} & pending.keys()
             waiting_on[name] = needed
             for other in needed:
                 needed_by[other].append(name)
@@ -325,7 +328,7 @@ class Builder:
             self.error(item.doc, item.path, f"type '{name}' contains itself (directly or through another type)", at_key=True)
 
     @staticmethod
-    def _referenced_record(spec: dict) -> str | None:
+    def _referenced_record(spec: Any) -> str | None:
         """The record or named type a type spec uses (through any lists of lists), if any."""
         while isinstance(spec, dict) and spec.get("type") == "list":
             spec = spec.get("of")
@@ -430,54 +433,72 @@ class Builder:
         return Axis(spec["name"], headings, edge, spec.get("dice"))
 
     def _check_axis(self, axis: Axis, label_paths: list[tuple], doc: LoadedYaml, axis_path: tuple, what: str, at_key: bool) -> None:
-        numeric_paths = [p for h, p in zip(axis.headings, label_paths) if h.numeric]
-        numeric = [h for h in axis.headings if h.numeric]
-        for index, problem in coverage_problems(numeric):
-            self.error(doc, numeric_paths[index], f"{what}: {problem}", at_key=at_key)
-        for heading, path in zip(numeric, numeric_paths):
-            if heading.low is not None and heading.high is not None and heading.low > heading.high:
-                self.error(doc, path, f"{what}: heading {heading.label!r} runs backwards", at_key=at_key)
-        odds = [(h, p) for h, p in zip(axis.headings, label_paths) if h.ratio is not None]
-        for index, (heading, path) in enumerate(odds):
-            if index and heading.ratio <= odds[index - 1][0].ratio:
-                self.error(doc, path, f"{what}: odds column {heading.label!r} must be higher than {odds[index - 1][0].label!r} before it", at_key=at_key)
-            if heading.ratio_open == "up" and index != len(odds) - 1:
-                self.error(doc, path, f"{what}: only the last odds column may be open upwards ({heading.label!r})", at_key=at_key)
-            if heading.ratio_open == "down" and index != 0:
-                self.error(doc, path, f"{what}: only the first odds column may be open downwards ({heading.label!r})", at_key=at_key)
-        seen: dict[str, str] = {}
-        for heading, path in zip(axis.headings, label_paths):
-            if heading.numeric or heading.ratio is not None:
-                continue
-            for member in heading.members:
-                if member in seen:
-                    self.error(doc, path, f"{what}: category '{member}' is under both {seen[member]!r} and {heading.label!r}", at_key=at_key)
-                seen[member] = heading.label
-        otherwise = [h for h in axis.headings if h.otherwise]
-        if len(otherwise) > 1:
+        """Every heading problem of one axis: numeric spans, odds columns, categories, otherwise, the die."""
+        site = _AxisSite(self, doc, what, at_key)
+        site.check_numeric(axis, label_paths)
+        site.check_odds(axis, label_paths)
+        site.check_categories(axis, label_paths)
+        if sum(1 for h in axis.headings if h.otherwise) > 1:
             self.error(doc, axis_path, f"{what}: only one heading may say otherwise: true")
         if axis.dice is not None:
-            try:
-                low, high = dice_range(axis.dice, self.limits)
-            except OverLimit as error:
-                self.error(doc, axis_path + ("dice",), f"{what}: {error}")
-                return
-            if low < 1:
-                self.error(doc, axis_path + ("dice",), f"{what}: {axis.dice} rolls no dice")
-            else:
-                missing = uncovered_totals(axis, low, high, at_most=9)
-                if missing:
-                    shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
-                    self.error(doc, axis_path + ("dice",), f"{what} do not cover the die: {axis.dice} rolls {low}-{high}, but no row holds {shown}")
+            self._check_dice_cover(axis, axis.dice, doc, axis_path + ("dice",), what)
+
+    def _check_dice_cover(self, axis: Axis, dice: str, doc: LoadedYaml, dice_path: tuple, what: str) -> None:
+        """The axis's numeric headings hold every total its die can roll."""
+        try:
+            low, high = dice_range(dice, self.limits)
+        except OverLimit as error:
+            self.error(doc, dice_path, f"{what}: {error}")
+            return
+        if low < 1:
+            self.error(doc, dice_path, f"{what}: {dice} rolls no dice")
+            return
+        missing = uncovered_totals(axis, low, high, at_most=9)
+        if missing:
+            shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
+            self.error(doc, dice_path, f"{what} do not cover the die: {dice} rolls {low}-{high}, but no row holds {shown}")
 
     def _table(self, name: str, item: Located) -> Table | None:
         doc, path, data = item.doc, item.path, item.data
         cells: dict = data["cells"]
+        row_labels = self._row_labels(data, doc, path)
+        edges = data["edges"]
+        rows = self._axis(data["rows"], row_labels, edges["rows"], doc)
+        self._check_axis(rows, [p for _, p, _ in row_labels], doc, path + ("rows",), "rows", at_key=True)
+        if "columns" in data and "entries" not in data["columns"]:
+            self.error(doc, path + ("columns",), "columns need entries: the column headings in order")
+            return None
+        columns = self._columns(data, doc, path)
+        results = data.get("results")
+        result_fields = self._result_fields(results, doc, path + ("results",)) if results else None
+        width = len(columns.headings) if columns else 1
+        if not self._table_fits(name, len(cells) * width, result_fields, doc, path):
+            return None
+        cell_reader = _CellReader(self, name, doc, results, result_fields)
+        rows_read = [self._table_row(label, row, cell_reader, columns, width, path + ("cells", label)) for label, row in cells.items()]
+        return Table(
+            name=name,
+            title=data["title"],
+            rule=data["rule"],
+            rows=rows,
+            columns=columns,
+            cells=tuple(values for values, _, _ in rows_read),
+            printed=tuple(texts for _, texts, _ in rows_read),
+            example=bool(data.get("example", False)),
+            description=data.get("description", ""),
+            result_fields=tuple(result_fields.items()) if result_fields is not None else None,
+            provenance=tuple(origins for _, _, origins in rows_read),
+            codes=tuple((str(code), spec.get("meaning", "")) for code, spec in ((results or {}).get("codes") or {}).items()),
+        )
+
+    def _row_labels(self, data: dict, doc: LoadedYaml, path: tuple) -> list[tuple[Any, tuple, tuple]]:
+        """(heading, its path, where a mapping heading is written) per row; rows.headings checked against the rows."""
+        cells = data["cells"]
         row_extras = data["rows"].get("headings", {})
         for extra in row_extras:
             if extra not in cells:
                 self.error(doc, path + ("rows", "headings", extra), f"heading '{extra}' is not a row of the table (rows: {_listing(cells)})", at_key=True)
-        row_labels = []
+        row_labels: list[tuple[Any, tuple, tuple]] = []
         for label in cells:
             extra = row_extras.get(label)
             if isinstance(extra, dict):
@@ -486,70 +507,57 @@ class Builder:
                 row_labels.append(({**extra, "label": label}, path + ("cells", label), path + ("rows", "headings", label)))
             else:
                 row_labels.append((label, path + ("cells", label), path + ("cells", label)))
+        return row_labels
+
+    def _columns(self, data: dict, doc: LoadedYaml, path: tuple) -> Axis | None:
+        """The column axis (its entries present), or None for a table without columns."""
         edges = data["edges"]
-        rows = self._axis(data["rows"], row_labels, edges["rows"], doc)
-        self._check_axis(rows, [p for _, p, _ in row_labels], doc, path + ("rows",), "rows", at_key=True)
-        columns = None
-        if "columns" in data:
-            spec = data["columns"]
-            if "entries" not in spec:
-                self.error(doc, path + ("columns",), "columns need entries: the column headings in order")
-                return None
-            if "columns" not in edges:
-                self.error(doc, path + ("edges",), "edges.columns is required: say what a lookup does past the last column (clamp or error)")
-            column_labels = [(entry, path + ("columns", "entries", i), path + ("columns", "entries", i)) for i, entry in enumerate(spec["entries"])]
-            columns = self._axis(spec, column_labels, edges.get("columns", "error"), doc)
-            self._check_axis(columns, [p for _, p, _ in column_labels], doc, path + ("columns",), "columns", at_key=False)
-            if "dice" in spec:
-                self.error(doc, path + ("columns", "dice"), "only rows may be keyed by a die roll")
-        elif "columns" in edges:
-            self.error(doc, path + ("edges", "columns"), "the table has no columns")
-        results = data.get("results")
-        result_fields = self._result_fields(results, doc, path + ("results",)) if results else None
-        width = len(columns.headings) if columns else 1
-        record_values = len(cells) * width * (len(result_fields) + 1 if result_fields is not None else 1)
-        if record_values > self.limits.max_nodes:  # every cell record holds every field
+        if "columns" not in data:
+            if "columns" in edges:
+                self.error(doc, path + ("edges", "columns"), "the table has no columns")
+            return None
+        spec = data["columns"]
+        if "columns" not in edges:
+            self.error(doc, path + ("edges",), "edges.columns is required: say what a lookup does past the last column (clamp or error)")
+        column_labels = [(entry, path + ("columns", "entries", i), path + ("columns", "entries", i)) for i, entry in enumerate(spec["entries"])]
+        columns = self._axis(spec, column_labels, edges.get("columns", "error"), doc)
+        self._check_axis(columns, [p for _, p, _ in column_labels], doc, path + ("columns",), "columns", at_key=False)
+        if "dice" in spec:
+            self.error(doc, path + ("columns", "dice"), "only rows may be keyed by a die roll")
+        return columns
+
+    def _table_fits(self, name: str, cell_count: int, result_fields: dict[str, Type] | None, doc: LoadedYaml, path: tuple) -> bool:
+        """Whether the cell records stay within max_nodes values (every cell record holds every field)."""
+        record_values = cell_count * (len(result_fields) + 1 if result_fields is not None else 1)
+        if record_values > self.limits.max_nodes:
             self.error(doc, path + ("cells",), f"table '{name}' would hold {record_values} values (cells times result fields): "
                        f"too many values: the limit is {self.limits.max_nodes}")
-            return None
-        table_cells, printed, provenance = [], [], []
-        for label, row in cells.items():
-            row_path = path + ("cells", label)
-            if columns is None:
-                if isinstance(row, list):
-                    self.error(doc, row_path, f"table '{name}' has no columns, so each row holds one cell, not a list")
-                    row = row[:1]
-                else:
-                    row = [row]
-            elif not isinstance(row, list):
+            return False
+        return True
+
+    def _table_row(self, label: Any, row: Any, cell_reader: _CellReader, columns: Axis | None, width: int,
+                   row_path: tuple) -> tuple[tuple, tuple[str, ...], tuple[str, ...]]:
+        """One row's (cell values, cells as printed, file:line of each cell), padded or cut to ``width``."""
+        doc = cell_reader.doc
+        if columns is None:
+            if isinstance(row, list):
+                self.error(doc, row_path, f"table '{cell_reader.table}' has no columns, so each row holds one cell, not a list")
+                row = row[:1]
+            else:
                 row = [row]
-            if len(row) != width:
-                self.error(doc, row_path, f"row '{label}' has {len(row)} cell{'s' if len(row) != 1 else ''}, but the table has {width} column{'s' if width != 1 else ''}")
-            row = (list(row) + [None] * width)[:width]
-            values, texts, origins = [], [], []
-            for index, raw in enumerate(row):
-                cell_path = row_path + ((index,) if columns is not None else ())
-                values.append(self._cell(raw, results, result_fields, name, doc, cell_path) if raw is not None else None)
-                texts.append("" if raw is None else str(raw))
-                origin = pos_of(doc, cell_path)
-                origins.append(f"{origin.source.name}:{origin.line}")
-            table_cells.append(tuple(values))
-            printed.append(tuple(texts))
-            provenance.append(tuple(origins))
-        return Table(
-            name=name,
-            title=data["title"],
-            rule=data["rule"],
-            rows=rows,
-            columns=columns,
-            cells=tuple(table_cells),
-            printed=tuple(printed),
-            example=bool(data.get("example", False)),
-            description=data.get("description", ""),
-            result_fields=tuple(result_fields.items()) if result_fields is not None else None,
-            provenance=tuple(provenance),
-            codes=tuple((str(code), spec.get("meaning", "")) for code, spec in ((results or {}).get("codes") or {}).items()),
-        )
+        elif not isinstance(row, list):
+            row = [row]
+        if len(row) != width:
+            self.error(doc, row_path, f"row '{label}' has {len(row)} cell{'s' if len(row) != 1 else ''}, but the table has {width} column{'s' if width != 1 else ''}")
+        row = (list(row) + [None] * width)[:width]
+        values, texts, origins = [], [], []
+        for index, raw in enumerate(row):
+            cell_path = row_path + ((index,) if columns is not None else ())
+            values.append(cell_reader.read(raw, cell_path) if raw is not None else None)
+            texts.append("" if raw is None else str(raw))
+            origin = pos_of(doc, cell_path)
+            origins.append(f"{origin.source.name}:{origin.line}")
+        return tuple(values), tuple(texts), tuple(origins)
 
     def _result_fields(self, results: dict, doc: LoadedYaml, path: tuple) -> dict[str, Type]:
         types: dict[str, Type] = {}
@@ -579,44 +587,6 @@ class Builder:
                 else:
                     self._coerce_at(value, types[field_name], doc, path + ("codes", code, "set", field_name), f"{code}.{field_name}")
         return types
-
-    def _cell(self, raw: Any, results: dict | None, fields: dict[str, Type] | None, table: str, doc: LoadedYaml, path: tuple) -> Any:
-        if results is None or fields is None:
-            return raw
-        values: dict[str, Any] = {}
-        for field_name, field_type in fields.items():
-            spec = results["fields"][field_name]
-            if "default" in spec:
-                values[field_name] = tuple(spec["default"]) if isinstance(spec["default"], list) else spec["default"]
-            elif isinstance(field_type, StrType) and field_type.values:
-                values[field_name] = field_type.values[0]
-            else:
-                values[field_name] = {"int": 0, "bool": False, "str": "", "list": ()}.get(_kind_name(field_type))
-        codes = results.get("codes") or {}
-        text = str(raw).strip()
-        tokens = [text] if text in codes else [t for t in _CELL_SEPARATOR.split(text)]
-        for token in tokens:
-            code = next((c for c in (token, "+" + token, "/" + token) if c in codes), None)
-            if code is not None:
-                for field_name, value in (codes[code].get("set") or {}).items():
-                    values[field_name] = tuple(value) if isinstance(value, list) else value
-                continue
-            try:
-                if "number" in results and re.fullmatch(r"-?[0-9]+", token):
-                    values[results["number"]] = self.limits.integer(token)
-                    continue
-                rolls = parse_rolls(token, self.limits) if "rolls" in results else None
-            except OverLimit as error:
-                self.error(doc, path, f"cell {_show(text)} of table '{table}': {error}")
-                break
-            if rolls is not None:
-                values[results["rolls"]] = rolls
-                continue
-            declared = _listing(codes) or "none"
-            self.error(doc, path, f"cell {_show(text)} of table '{table}': '{token[:40]}' is not a declared result code (codes: {declared})"
-                       + (", a number" if "number" in results else "") + (", or die faces such as 2,3,4" if "rolls" in results else ""))
-            break
-        return _record_for_cell(table, text, values)
 
     # ---- modifiers ------------------------------------------------------------------
 
@@ -678,6 +648,114 @@ class Builder:
             name, data["title"], data["rule"], data.get("description", ""), tuple(inputs), tuple(choices), body, pos_of(doc, path, at_key=True),
             data["body"],
         )
+
+
+@dataclass(frozen=True)
+class _AxisSite:
+    """Where one axis's heading problems are reported: the builder, the file, the axis's name, key or value."""
+
+    builder: Builder
+    doc: LoadedYaml
+    what: str  # "rows" or "columns", the start of each message
+    at_key: bool
+
+    def error(self, path: tuple, message: str) -> None:
+        self.builder.error(self.doc, path, f"{self.what}: {message}", at_key=self.at_key)
+
+    def check_numeric(self, axis: Axis, label_paths: list[tuple]) -> None:
+        """Numeric headings: no gap, overlap or misplaced open end between neighbours; none runs backwards."""
+        numeric_paths = [p for h, p in zip(axis.headings, label_paths) if h.numeric]
+        numeric = [h for h in axis.headings if h.numeric]
+        for index, problem in coverage_problems(numeric):
+            self.error(numeric_paths[index], problem)
+        for heading, path in zip(numeric, numeric_paths):
+            if heading.low is not None and heading.high is not None and heading.low > heading.high:
+                self.error(path, f"heading {heading.label!r} runs backwards")
+
+    def check_odds(self, axis: Axis, label_paths: list[tuple]) -> None:
+        """Odds columns: rising, open upwards only at the end and downwards only at the start."""
+        odds = [(h.ratio, h, p) for h, p in zip(axis.headings, label_paths) if h.ratio is not None]
+        for index, (ratio, heading, path) in enumerate(odds):
+            if index and ratio <= odds[index - 1][0]:
+                self.error(path, f"odds column {heading.label!r} must be higher than {odds[index - 1][1].label!r} before it")
+            if heading.ratio_open == "up" and index != len(odds) - 1:
+                self.error(path, f"only the last odds column may be open upwards ({heading.label!r})")
+            if heading.ratio_open == "down" and index != 0:
+                self.error(path, f"only the first odds column may be open downwards ({heading.label!r})")
+
+    def check_categories(self, axis: Axis, label_paths: list[tuple]) -> None:
+        """No category under two headings."""
+        seen: dict[str, str] = {}
+        for heading, path in zip(axis.headings, label_paths):
+            if heading.numeric or heading.ratio is not None:
+                continue
+            for member in heading.members:
+                if member in seen:
+                    self.error(path, f"category '{member}' is under both {seen[member]!r} and {heading.label!r}")
+                seen[member] = heading.label
+
+
+@dataclass(frozen=True)
+class _CellReader:
+    """Reads one table's cells into records: the declared result codes, numbers and die faces."""
+
+    builder: Builder
+    table: str
+    doc: LoadedYaml
+    results: dict | None
+    fields: dict[str, Type] | None
+
+    def read(self, raw: Any, path: tuple) -> Any:
+        """The cell as its value: itself without results:, else a record of every field."""
+        if self.results is None or self.fields is None:
+            return raw
+        values = self._defaults(self.results, self.fields)
+        codes = self.results.get("codes") or {}
+        text = str(raw).strip()
+        tokens = [text] if text in codes else _CELL_SEPARATOR.split(text)
+        for token in tokens:
+            if not self._read_token(token, text, self.results, codes, values, path):
+                break
+        return _record_for_cell(self.table, text, values)
+
+    @staticmethod
+    def _defaults(results: dict, fields: dict[str, Type]) -> dict[str, Any]:
+        """Each field's value in a cell that does not set it: its default, an enum's first value, or the type's zero."""
+        values: dict[str, Any] = {}
+        for field_name, field_type in fields.items():
+            spec = results["fields"][field_name]
+            if "default" in spec:
+                values[field_name] = tuple(spec["default"]) if isinstance(spec["default"], list) else spec["default"]
+            elif isinstance(field_type, StrType) and field_type.values:
+                values[field_name] = field_type.values[0]
+            else:
+                values[field_name] = {"int": 0, "bool": False, "str": "", "list": ()}.get(_kind_name(field_type))
+        return values
+
+    def _read_token(self, token: str, text: str, results: dict, codes: dict, values: dict[str, Any], path: tuple) -> bool:
+        """Sets what one token of the cell says (a code, a number, die faces); False (reported) when it says nothing."""
+        code = next((c for c in (token, "+" + token, "/" + token) if c in codes), None)
+        if code is not None:
+            for field_name, value in (codes[code].get("set") or {}).items():
+                values[field_name] = tuple(value) if isinstance(value, list) else value
+            return True
+        limits = self.builder.limits
+        try:
+            if "number" in results and re.fullmatch(r"-?[0-9]+", token):
+                values[results["number"]] = limits.integer(token)
+                return True
+            rolls = parse_rolls(token, limits) if "rolls" in results else None
+        except OverLimit as error:
+            self.builder.error(self.doc, path, f"cell {_show(text)} of table '{self.table}': {error}")
+            return False
+        if rolls is not None:
+            values[results["rolls"]] = rolls
+            return True
+        declared = _listing(codes) or "none"
+        self.builder.error(
+            self.doc, path, f"cell {_show(text)} of table '{self.table}': '{token[:40]}' is not a declared result code (codes: {declared})"
+            + (", a number" if "number" in results else "") + (", or die faces such as 2,3,4" if "rolls" in results else ""))
+        return False
 
 
 def _listing(names, shown: int = 12) -> str:

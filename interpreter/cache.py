@@ -70,7 +70,7 @@ try:
     from _sha256 import sha256  # type: ignore[import-not-found]  # Python 3.10, 3.11
 except ImportError:  # pragma: no cover - depends on the Python
     try:
-        from _sha2 import sha256  # type: ignore[import-not-found, no-redef]  # 3.12 and later
+        from _sha2 import sha256  # type: ignore[import-not-found]  # 3.12 and later
     except ImportError:
         from hashlib import sha256
 try:
@@ -438,7 +438,7 @@ class _TreeUnpickler(pickle.Unpickler):
 
 
 def _rebuilt(kind: type, state: dict) -> Any:
-    made = object.__new__(kind)
+    made: Any = object.__new__(kind)
     made.__dict__.update(state)
     return made
 

@@ -141,7 +141,8 @@ def _check_nesting(graph: CallGraph, ruleset: Ruleset, diagnostics: DiagnosticLi
     total: dict[str, tuple[int, tuple[str, ...]]] = {}
     too_deep: set[str] = set()
     for name in graph.order:
-        best, chain = graph.own_depth[name], (name,)
+        best = graph.own_depth[name]
+        chain: tuple[str, ...] = (name,)
         for site in graph.calls[name]:
             callee_total, callee_chain = total.get(site.callee, (0, (site.callee,)))
             through = site.depth + 1 + callee_total

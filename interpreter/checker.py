@@ -13,8 +13,9 @@ All problems are collected; nothing stops at the first.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, ClassVar, overload
 
 from . import ir, syntax
 from .callgraph import MAX_NESTING, build_call_graph
@@ -230,103 +231,125 @@ class Checker:
         return ir.Canonical(value.pos, value)
 
     def _statement(self, statement: syntax.Stmt, scope: _Scope) -> list[ir.Stmt]:
+        """One statement's checked form: the rolls and calls hoisted out of it, then itself."""
+        check = self._STATEMENT_CHECKS.get(type(statement))
+        if check is None:  # pragma: no cover - the table covers every statement class (see below the class)
+            raise AssertionError(f"unknown statement {statement!r}")
+        return check(self, statement, scope)
+
+    def _let(self, statement: syntax.Let, scope: _Scope) -> list[ir.Stmt]:
         hoisted: list[ir.Stmt] = []
-        context = _Context(hoisted)
-        if isinstance(statement, syntax.Let):
-            value, value_type = self._expr(statement.value, scope, context)
+        value, value_type = self._expr(statement.value, scope, _Context(hoisted))
+        existing = self._existing_name(statement.name, scope)
+        if existing:
+            self.error(statement.pos, f"'{statement.name}' is already {existing}; use `set {statement.name} = ...` to change a variable")
+        slot = self._alloc(scope)
+        scope.names[statement.name] = _Variable(slot, value_type, statement.pos)
+        return [*hoisted, ir.Assign(statement.pos, statement.name, slot, self._kept_in_order(value, value_type, scope), True)]
+
+    def _set(self, statement: syntax.Set, scope: _Scope) -> list[ir.Stmt]:
+        hoisted: list[ir.Stmt] = []
+        value, value_type = self._expr(statement.value, scope, _Context(hoisted))
+        variable = scope.find(statement.name)
+        if variable is None:
             existing = self._existing_name(statement.name, scope)
             if existing:
-                self.error(statement.pos, f"'{statement.name}' is already {existing}; use `set {statement.name} = ...` to change a variable")
-            slot = self._alloc(scope)
-            scope.names[statement.name] = _Variable(slot, value_type, statement.pos)
-            return hoisted + [ir.Assign(statement.pos, statement.name, slot, self._kept_in_order(value, value_type, scope), True)]
-        if isinstance(statement, syntax.Set):
-            value, value_type = self._expr(statement.value, scope, context)
-            variable = scope.find(statement.name)
-            if variable is None:
-                existing = self._existing_name(statement.name, scope)
-                if existing:
-                    self.error(statement.pos, f"cannot set '{statement.name}': it is {existing}, not a variable; copy it with `let`")
-                else:
-                    self.error(statement.pos, f"cannot set '{statement.name}': no variable of that name{self._suggest(statement.name, scope)}; declare it with `let`")
-                return hoisted
-            if not compatible(variable.type, value_type):
-                self.error(statement.value.pos, f"'{statement.name}' holds {variable.type.describe()}, not {value_type.describe()}")
-            return hoisted + [ir.Assign(statement.pos, statement.name, variable.slot, self._kept_in_order(value, variable.type, scope), False)]
-        if isinstance(statement, syntax.If):
-            branches = []
-            for index, (condition, body) in enumerate(statement.branches):
-                if index == 0:
-                    condition_ir, condition_type = self._expr(condition, scope, context)
-                else:
-                    condition_ir, condition_type = self._expr(
-                        condition, scope, _Context(None, "roll dice in a `let` before the `if`, not in an `elif` condition")
-                    )
-                condition_ir = self.expect(condition, condition_type, BOOL, "a condition", condition_ir)
-                branches.append((condition_ir, self._block(body, _Scope(scope))))
-            otherwise = self._block(statement.otherwise, _Scope(scope)) if statement.otherwise is not None else None
-            return hoisted + [ir.If(statement.pos, tuple(branches), otherwise)]
-        if isinstance(statement, syntax.For):
-            iterable, iterable_type = self._expr(
-                statement.iterable, scope, _Context(None, "a loop's bounds cannot roll dice: roll into a `let` first")
-            )
-            element = ANY
-            if isinstance(iterable_type, ListType):
-                element = iterable_type.element
-            elif base_kind(iterable_type) != "any":
-                self.error(statement.iterable.pos, f"`for` needs a list or a range such as 1 .. n, not {iterable_type.describe()}")
-            iterable = self.expect(statement.iterable, iterable_type, ListType(ANY), "what `for` runs over", iterable)
-            existing = self._existing_name(statement.var, scope)
-            if existing:
-                self.error(statement.pos, f"loop variable '{statement.var}' is already {existing}")
-            var_slot, sequence_slot, index_slot = self._alloc(None), self._alloc(None), self._alloc(None)
-            inner = _Scope(scope)
-            inner.names[statement.var] = _Variable(var_slot, element, statement.pos)
-            self.loop_depth += 1
-            body_scope = _Scope(inner)
-            body = self._block(statement.body, body_scope)
-            self.loop_depth -= 1
-            return [ir.ForLoop(statement.pos, statement.var, var_slot, sequence_slot, index_slot, iterable, body)]
-        if isinstance(statement, syntax.While):
-            no_dice = _Context(None, "a loop's condition and limit cannot roll dice: roll into a variable inside the loop")
-            condition, condition_type = self._expr(statement.condition, scope, no_dice)
-            condition = self.expect(statement.condition, condition_type, BOOL, "a `while` condition", condition)
-            limit = None
-            if statement.limit is not None:
-                limit, limit_type = self._expr(statement.limit, scope, no_dice)
-                limit = self.expect(statement.limit, limit_type, INT, "a `while` limit", limit)
-            count_slot, limit_slot = self._alloc(None), self._alloc(None)
-            self.loop_depth += 1
-            body = self._block(statement.body, _Scope(scope))
-            self.loop_depth -= 1
-            variables = tuple(sorted((name, scope.find(name).slot) for name in scope.visible()))
-            return [ir.WhileLoop(statement.pos, condition, limit, count_slot, limit_slot, body, variables)]
-        if isinstance(statement, syntax.Break):
-            if self.loop_depth == 0:
-                self.error(statement.pos, "`break` outside a loop")
-            return [ir.Break(statement.pos)]
-        if isinstance(statement, syntax.Outcome):
-            fields = []
-            seen: dict[str, syntax.Pos] = {}
-            for f in statement.fields:
-                if f.name in seen:
-                    self.error(f.pos, f"field '{f.name}' given twice in outcome {statement.name}")
-                seen[f.name] = f.pos
-                value, value_type = self._expr(f.value, scope, context)
-                self._outcome_field(statement, f, value_type)
-                fields.append((f.name, value))
-            return hoisted + [ir.Outcome(statement.pos, statement.name, tuple(fields), statement.rule)]
-        if isinstance(statement, syntax.Require):
-            condition, condition_type = self._expr(statement.condition, scope, context)
-            condition = self.expect(statement.condition, condition_type, BOOL, "a `require` condition", condition)
-            return hoisted + [ir.Require(statement.pos, condition, statement.message)]
-        if isinstance(statement, syntax.Note):
-            return [ir.Note(statement.pos, statement.text)]
-        raise AssertionError(f"unknown statement {statement!r}")  # pragma: no cover
+                self.error(statement.pos, f"cannot set '{statement.name}': it is {existing}, not a variable; copy it with `let`")
+            else:
+                self.error(statement.pos, f"cannot set '{statement.name}': no variable of that name{self._suggest(statement.name, scope)}; declare it with `let`")
+            return hoisted
+        if not compatible(variable.type, value_type):
+            self.error(statement.value.pos, f"'{statement.name}' holds {variable.type.describe()}, not {value_type.describe()}")
+        return [*hoisted, ir.Assign(statement.pos, statement.name, variable.slot, self._kept_in_order(value, variable.type, scope), False)]
+
+    def _if(self, statement: syntax.If, scope: _Scope) -> list[ir.Stmt]:
+        """Only the first condition may roll dice: it is always evaluated, the others are not."""
+        hoisted: list[ir.Stmt] = []
+        branches = []
+        for index, (condition, body) in enumerate(statement.branches):
+            context = _Context(hoisted) if index == 0 else _Context(None, "roll dice in a `let` before the `if`, not in an `elif` condition")
+            condition_ir, condition_type = self._expr(condition, scope, context)
+            branches.append((self.expect(condition, condition_type, BOOL, "a condition", condition_ir), self._block(body, _Scope(scope))))
+        otherwise = self._block(statement.otherwise, _Scope(scope)) if statement.otherwise is not None else None
+        return [*hoisted, ir.If(statement.pos, tuple(branches), otherwise)]
+
+    def _for(self, statement: syntax.For, scope: _Scope) -> list[ir.Stmt]:
+        iterable, iterable_type = self._expr(
+            statement.iterable, scope, _Context(None, "a loop's bounds cannot roll dice: roll into a `let` first")
+        )
+        element: Type = ANY
+        if isinstance(iterable_type, ListType):
+            element = iterable_type.element
+        elif base_kind(iterable_type) != "any":
+            self.error(statement.iterable.pos, f"`for` needs a list or a range such as 1 .. n, not {iterable_type.describe()}")
+        iterable = self.expect(statement.iterable, iterable_type, ListType(ANY), "what `for` runs over", iterable)
+        existing = self._existing_name(statement.var, scope)
+        if existing:
+            self.error(statement.pos, f"loop variable '{statement.var}' is already {existing}")
+        var_slot, sequence_slot, index_slot = self._alloc(None), self._alloc(None), self._alloc(None)
+        inner = _Scope(scope)
+        inner.names[statement.var] = _Variable(var_slot, element, statement.pos)
+        body = self._loop_body(statement.body, _Scope(inner))
+        return [ir.ForLoop(statement.pos, statement.var, var_slot, sequence_slot, index_slot, iterable, body)]
+
+    def _while(self, statement: syntax.While, scope: _Scope) -> list[ir.Stmt]:
+        no_dice = _Context(None, "a loop's condition and limit cannot roll dice: roll into a variable inside the loop")
+        condition, condition_type = self._expr(statement.condition, scope, no_dice)
+        condition = self.expect(statement.condition, condition_type, BOOL, "a `while` condition", condition)
+        limit = None
+        if statement.limit is not None:
+            limit, limit_type = self._expr(statement.limit, scope, no_dice)
+            limit = self.expect(statement.limit, limit_type, INT, "a `while` limit", limit)
+        count_slot, limit_slot = self._alloc(None), self._alloc(None)
+        body = self._loop_body(statement.body, _Scope(scope))
+        variables = tuple(sorted((name, variable.slot) for name in scope.visible() if (variable := scope.find(name)) is not None))
+        return [ir.WhileLoop(statement.pos, condition, limit, count_slot, limit_slot, body, variables)]
+
+    def _loop_body(self, block: syntax.Block, scope: _Scope) -> ir.Block:
+        """A loop's body, where `break` is allowed."""
+        self.loop_depth += 1
+        body = self._block(block, scope)
+        self.loop_depth -= 1
+        return body
+
+    def _break(self, statement: syntax.Break, scope: _Scope) -> list[ir.Stmt]:
+        if self.loop_depth == 0:
+            self.error(statement.pos, "`break` outside a loop")
+        return [ir.Break(statement.pos)]
+
+    def _outcome(self, statement: syntax.Outcome, scope: _Scope) -> list[ir.Stmt]:
+        hoisted: list[ir.Stmt] = []
+        context = _Context(hoisted)
+        fields = []
+        seen: dict[str, syntax.Pos] = {}
+        for f in statement.fields:
+            if f.name in seen:
+                self.error(f.pos, f"field '{f.name}' given twice in outcome {statement.name}")
+            seen[f.name] = f.pos
+            value, value_type = self._expr(f.value, scope, context)
+            self._outcome_field(statement, f, value_type)
+            fields.append((f.name, value))
+        return [*hoisted, ir.Outcome(statement.pos, statement.name, tuple(fields), statement.rule)]
+
+    def _require(self, statement: syntax.Require, scope: _Scope) -> list[ir.Stmt]:
+        hoisted: list[ir.Stmt] = []
+        condition, condition_type = self._expr(statement.condition, scope, _Context(hoisted))
+        checked = self.expect(statement.condition, condition_type, BOOL, "a `require` condition", condition)
+        return [*hoisted, ir.Require(statement.pos, checked, statement.message)]
+
+    def _note(self, statement: syntax.Note, scope: _Scope) -> list[ir.Stmt]:
+        return [ir.Note(statement.pos, statement.text)]
+
+    # One method per statement class; _statement looks the method up by the statement's class.
+    _STATEMENT_CHECKS: ClassVar[dict[type[syntax.Stmt], Callable[[Checker, Any, _Scope], list[ir.Stmt]]]] = {
+        syntax.Let: _let, syntax.Set: _set, syntax.If: _if, syntax.For: _for, syntax.While: _while,
+        syntax.Break: _break, syntax.Outcome: _outcome, syntax.Require: _require, syntax.Note: _note,
+    }
 
     def _existing_name(self, name: str, scope: _Scope) -> str:
-        if scope.find(name) is not None:
-            return f"a variable (declared at line {scope.find(name).pos.line})"
+        variable = scope.find(name)
+        if variable is not None:
+            return f"a variable (declared at line {variable.pos.line})"
         if self.procedure.input(name):
             return "an input of this procedure"
         if self.procedure.choice(name):
@@ -334,6 +357,11 @@ class Checker:
         if name in self.ruleset.constants:
             return "a constant"
         return ""
+
+    @overload
+    def expect(self, expr: syntax.Expr, actual: Type, expected: Type, what: str, value: ir.Expr) -> ir.Expr: ...
+    @overload
+    def expect(self, expr: syntax.Expr, actual: Type, expected: Type, what: str, value: None = None) -> None: ...
 
     def expect(self, expr: syntax.Expr, actual: Type, expected: Type, what: str, value: ir.Expr | None = None) -> ir.Expr | None:
         """Report a value of the wrong type; a value whose type is not known here gets a run-time check.
@@ -345,7 +373,13 @@ class Checker:
             return value
         return self.guard(expr, actual, (expected,), what, value)
 
+    @overload
+    def guard(self, expr: syntax.Expr, actual: Type, expected: tuple[Type, ...], what: str, value: ir.Expr) -> ir.Expr: ...
+    @overload
+    def guard(self, expr: syntax.Expr, actual: Type, expected: tuple[Type, ...], what: str, value: None) -> None: ...
+
     def guard(self, expr: syntax.Expr, actual: Type, expected: tuple[Type, ...], what: str, value: ir.Expr | None) -> ir.Expr | None:
+        """``value`` wrapped in a run-time type check where its static type cannot promise ``expected``."""
         if value is None or not any(unknown_within(option, actual) for option in expected):
             return value
         return ir.Guard(expr.pos, value, expected, what)
@@ -357,8 +391,7 @@ class Checker:
             | {c.name for c in self.procedure.choices}
             | set(self.ruleset.constants)
         )
-        close = difflib.get_close_matches(name, sorted(candidates), n=1)
-        return f" (did you mean '{close[0]}'?)" if close else ""
+        return _did_you_mean(name, candidates)
 
     # ---- expressions -----------------------------------------------------------------
 
@@ -366,16 +399,16 @@ class Checker:
         method = getattr(self, "_expr_" + type(expr).__name__)
         return method(expr, scope, context)
 
-    def _expr_IntLit(self, expr, scope, context):
+    def _expr_IntLit(self, expr: syntax.IntLit, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         return ir.Const(expr.pos, expr.value), INT
 
-    def _expr_StrLit(self, expr, scope, context):
+    def _expr_StrLit(self, expr: syntax.StrLit, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         return ir.Const(expr.pos, expr.value), STR
 
-    def _expr_BoolLit(self, expr, scope, context):
+    def _expr_BoolLit(self, expr: syntax.BoolLit, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         return ir.Const(expr.pos, expr.value), BOOL
 
-    def _expr_ListLit(self, expr, scope, context):
+    def _expr_ListLit(self, expr: syntax.ListLit, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         items, types = [], []
         for item in expr.items:
             item_ir, item_type = self._expr(item, scope, context)
@@ -387,7 +420,7 @@ class Checker:
         element = types[0] if types and len(kinds) == 1 else ANY
         return ir.ListOf(expr.pos, tuple(items)), ListType(element)
 
-    def _expr_Name(self, expr, scope, context):
+    def _expr_Name(self, expr: syntax.Name, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         variable = scope.find(expr.name)
         if variable is not None:
             return ir.Local(expr.pos, expr.name, variable.slot), variable.type
@@ -411,9 +444,9 @@ class Checker:
             self.error(expr.pos, f"unknown name '{expr.name}'{self._suggest(expr.name, scope)}{context.where}")
         return _invalid(expr), ANY
 
-    def _expr_Attribute(self, expr, scope, context):
+    def _expr_Attribute(self, expr: syntax.Attribute, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         subject, subject_type = self._expr(expr.subject, scope, context)
-        result = ANY
+        result: Type = ANY
         if isinstance(subject_type, (RecordType, OutcomeType)):
             found = subject_type.field(expr.name)
             if found is None:
@@ -429,7 +462,7 @@ class Checker:
             self.error(expr.pos, f"{subject_type.describe()} has no fields; '.{expr.name}' needs a record{context.where}")
         return ir.Field(expr.pos, subject, expr.name), result
 
-    def _expr_Index(self, expr, scope, context):
+    def _expr_Index(self, expr: syntax.Index, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         subject, subject_type = self._expr(expr.subject, scope, context)
         index, index_type = self._expr(expr.index, scope, context)
         index = self.expect(expr.index, index_type, INT, "an index", index)
@@ -439,24 +472,24 @@ class Checker:
         subject = self.guard(expr.subject, subject_type, (ListType(ANY),), "what is indexed", subject)
         return ir.Index(expr.pos, subject, index), element
 
-    def _expr_Negate(self, expr, scope, context):
+    def _expr_Negate(self, expr: syntax.Negate, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         operand, operand_type = self._expr(expr.operand, scope, context)
         operand = self.expect(expr.operand, operand_type, INT, "the operand of -", operand)
         return ir.Negate(expr.pos, operand), INT
 
-    def _expr_Not(self, expr, scope, context):
+    def _expr_Not(self, expr: syntax.Not, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         operand, operand_type = self._expr(expr.operand, scope, context)
         operand = self.expect(expr.operand, operand_type, BOOL, "the operand of `not`", operand)
         return ir.Not(expr.pos, operand), BOOL
 
-    def _expr_Binary(self, expr, scope, context):
+    def _expr_Binary(self, expr: syntax.Binary, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         left, left_type = self._expr(expr.left, scope, context)
         right, right_type = self._expr(expr.right, scope, context)
         left = self.expect(expr.left, left_type, INT, f"the left side of {expr.op}", left)
         right = self.expect(expr.right, right_type, INT, f"the right side of {expr.op}", right)
         return ir.Arithmetic(expr.pos, expr.op, left, right), INT
 
-    def _expr_Compare(self, expr, scope, context):
+    def _expr_Compare(self, expr: syntax.Compare, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         left, left_type = self._expr(expr.left, scope, context)
         right, right_type = self._expr(expr.right, scope, context)
         if expr.op in ("in", "notin"):
@@ -486,7 +519,7 @@ class Checker:
         if enum.values and literal.value not in enum.values:
             self.error(literal.pos, f"'{literal.value}' is not one of {', '.join(enum.values)}")
 
-    def _expr_Logical(self, expr, scope, context):
+    def _expr_Logical(self, expr: syntax.Logical, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         left, left_type = self._expr(expr.left, scope, context)
         right, right_type = self._expr(
             expr.right, scope, _Context(None, f"the right side of `{expr.op}` is not always evaluated: roll into a `let` first", context.where)
@@ -495,7 +528,7 @@ class Checker:
         right = self.expect(expr.right, right_type, BOOL, f"the right side of `{expr.op}`", right)
         return ir.Logical(expr.pos, expr.op, left, right), BOOL
 
-    def _expr_Conditional(self, expr, scope, context):
+    def _expr_Conditional(self, expr: syntax.Conditional, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         condition, condition_type = self._expr(expr.condition, scope, context)
         condition = self.expect(expr.condition, condition_type, BOOL, "a condition", condition)
         branch_context = _Context(None, "only one branch of `if ... then ... else` is evaluated: roll into a `let` first", context.where)
@@ -506,17 +539,18 @@ class Checker:
         result = then_type if base_kind(then_type) != "any" else otherwise_type
         return ir.Conditional(expr.pos, condition, then, otherwise), result
 
-    def _expr_RangeExpr(self, expr, scope, context):
+    def _expr_RangeExpr(self, expr: syntax.RangeExpr, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         low, low_type = self._expr(expr.low, scope, context)
         high, high_type = self._expr(expr.high, scope, context)
         low = self.expect(expr.low, low_type, INT, "the start of a range", low)
         high = self.expect(expr.high, high_type, INT, "the end of a range", high)
         return ir.Range(expr.pos, low, high), ListType(INT)
 
-    def _expr_Dice(self, expr, scope, context):
+    def _expr_Dice(self, expr: syntax.Dice, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         return self._roll(expr.pos, expr.count, expr.sides, expr.text, scope, context)
 
-    def _roll(self, pos, count, sides, text, scope, context, kind="sum", faces=None):
+    def _roll(self, pos: syntax.Pos, count: syntax.Expr, sides: syntax.Expr, text: str, scope: _Scope, context: _Context,
+              kind: str = "sum", faces: syntax.Expr | None = None) -> tuple[ir.Expr, Type]:
         result = ListType(INT) if kind == "pool" else INT
         if context.hoist is None:
             self.error(pos, f"dice cannot be rolled here: {context.no_dice_reason}{context.where}")
@@ -534,7 +568,7 @@ class Checker:
         context.hoist.append(ir.Roll(pos, slot, count_ir, sides_ir, text, kind, faces_ir))
         return ir.Local(pos, text, slot), result
 
-    def _expr_Call(self, expr, scope, context):
+    def _expr_Call(self, expr: syntax.Call, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         name = expr.function
         function = FUNCTIONS.get(name)
         if function is None:
@@ -575,7 +609,7 @@ class Checker:
             return value
         return self.guard(expr, actual, (ListType(element),), f"what {function}() reads", value)
 
-    def _expr_Aggregate(self, expr, scope, context):
+    def _expr_Aggregate(self, expr: syntax.Aggregate, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         aggregate = AGGREGATES.get(expr.function)
         if aggregate is None:
             self.error(expr.pos, f"'{expr.function}(... for ... in ...)' is not an aggregate; use one of {', '.join(sorted(AGGREGATES))}")
@@ -604,12 +638,10 @@ class Checker:
             return ir.Canonical(expr.pos, made), ListType(result.element, ordered=False)
         return made, result
 
-    def _expr_Lookup(self, expr, scope, context):
+    def _expr_Lookup(self, expr: syntax.Lookup, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         table = self.ruleset.tables.get(expr.table)
         if table is None:
-            close = difflib.get_close_matches(expr.table, sorted(self.ruleset.tables), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            self.error(expr.pos, f"unknown table '{expr.table}'{hint}{context.where}")
+            self.error(expr.pos, f"unknown table '{expr.table}'{_did_you_mean(expr.table, self.ruleset.tables)}{context.where}")
             return _invalid(expr), ANY
         args: dict[str, syntax.Expr] = {}
         positional_names = ["row", "column"]
@@ -650,13 +682,11 @@ class Checker:
             self._cell_type(table, expr.pos),
         )
 
-    def _expr_ModifierSum(self, expr, scope, context):
+    def _expr_ModifierSum(self, expr: syntax.ModifierSum, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         modifier_list: ModifierList | None = self.ruleset.modifiers.get(expr.list_name)
         keyword = "modifiers" if expr.kind == "drm" else "shifts"
         if modifier_list is None:
-            close = difflib.get_close_matches(expr.list_name, sorted(self.ruleset.modifiers), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            self.error(expr.pos, f"unknown modifier list '{expr.list_name}'{hint}")
+            self.error(expr.pos, f"unknown modifier list '{expr.list_name}'{_did_you_mean(expr.list_name, self.ruleset.modifiers)}")
             return _invalid(expr), INT
         if modifier_list.kind != expr.kind:
             right = "modifiers" if modifier_list.kind == "drm" else "shifts"
@@ -671,12 +701,10 @@ class Checker:
             entries.append((entry, condition))
         return ir.ModifierSum(expr.pos, modifier_list, tuple(entries)), INT
 
-    def _expr_Resolve(self, expr, scope, context):
+    def _expr_Resolve(self, expr: syntax.Resolve, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         callee = self.ruleset.procedures.get(expr.procedure)
         if callee is None:
-            close = difflib.get_close_matches(expr.procedure, sorted(self.ruleset.procedures), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            self.error(expr.pos, f"unknown procedure '{expr.procedure}'{hint}")
+            self.error(expr.pos, f"unknown procedure '{expr.procedure}'{_did_you_mean(expr.procedure, self.ruleset.procedures)}")
             return _invalid(expr), ANY
         if context.hoist is None:
             self.error(expr.pos, f"a procedure cannot be resolved here: {context.no_dice_reason.replace('roll', 'resolve it')}")
@@ -691,11 +719,14 @@ class Checker:
             value, value_type = self._expr(arg.value, scope, context)
             spec = callee.input(arg.name)
             choice = callee.choice(arg.name)
-            if spec is None and choice is None:
+            if spec is not None:
+                expected = spec.type
+            elif choice is not None:
+                expected = StrType(choice.options)
+            else:
                 names = [s.name for s in callee.inputs] + [c.name for c in callee.choices]
                 self.error(arg.pos, f"procedure '{expr.procedure}' has no input '{arg.name}' (inputs: {', '.join(names) or 'none'})")
                 continue
-            expected = spec.type if spec is not None else StrType(choice.options)
             if not compatible(expected, value_type):
                 self.error(arg.value.pos, f"input '{arg.name}' of '{expr.procedure}' is {expected.describe()}, not {value_type.describe()}")
             elif isinstance(expected, StrType) and isinstance(arg.value, syntax.StrLit):
@@ -710,6 +741,18 @@ class Checker:
         slot = self._alloc(scope)
         context.hoist.append(ir.CallProcedure(expr.pos, slot, expr.procedure, tuple(args), frozenset(trusted)))
         return ir.Local(expr.pos, f"resolve {expr.procedure}", slot), self.outcome_types.get(expr.procedure, OutcomeType(expr.procedure, ()))
+
+# Checked when the module loads: a statement class added to syntax.py without its method fails here, not in use.
+_UNCHECKED_STATEMENTS = set(syntax.Stmt.__subclasses__()) ^ set(Checker._STATEMENT_CHECKS)
+if _UNCHECKED_STATEMENTS:  # pragma: no cover
+    raise AssertionError(f"Checker._STATEMENT_CHECKS and syntax.Stmt's classes differ: {sorted(c.__name__ for c in _UNCHECKED_STATEMENTS)}")
+
+
+def _did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` naming the closest candidate, or nothing when none is close."""
+    close = difflib.get_close_matches(name, sorted(candidates), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
 
 def _invalid(expr: syntax.Expr) -> ir.Const:
     """What an expression the checker refused compiles to: the ruleset will not load, so it never runs."""

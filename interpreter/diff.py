@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -22,8 +22,17 @@ from .arguments import check_names, check_type
 from .compiled_ruleset import CompiledRuleset, compile_model
 from .inputs import CoercionError, coerce, parse_command_line_value
 from .results import condition_text, input_doc
-from .ruleset import Constant, ModifierEntry, Ruleset, frozen_mapping
-from .values import IntType, OutcomeValue, show, to_plain, type_of_value
+from .ruleset import (
+    Constant,
+    Example,
+    ModifierEntry,
+    ModifierList,
+    Procedure,
+    Ruleset,
+    frozen_mapping,
+)
+from .tables import Table
+from .values import ANY, IntType, OutcomeValue, show, to_plain, type_of_value
 
 
 @dataclass(frozen=True)
@@ -44,57 +53,86 @@ class Change:
         return {"kind": self.kind, "path": list(self.path), "old": self.old, "new": self.new, "text": self.text}
 
 
-def changes(base: Ruleset, variant: Ruleset) -> list[Change]:
+def changes(base: Ruleset | CompiledRuleset, variant: Ruleset | CompiledRuleset) -> list[Change]:
     """Every difference in the data, in the order a modder reads a ruleset."""
     _check_rulesets(base, variant)
     found: list[Change] = []
     _compare_names(found, "constant", "constants", base.constants, variant.constants, lambda c: to_plain(c.value))
-    for name in [n for n in base.constants if n in variant.constants]:
-        before, after = base.constants[name].value, variant.constants[name].value
-        if before != after:
-            found.append(Change("changed", ("constants", name), to_plain(before), to_plain(after), f"constant {name}: {show(before)} -> {show(after)}"))
+    found.extend(_constant_changes(base.constants, variant.constants))
     _compare_names(found, "table", "tables", base.tables, variant.tables, lambda t: t.title)
     for name in [n for n in base.tables if n in variant.tables]:
         found.extend(_table_changes(base.tables[name], variant.tables[name]))
     _compare_names(found, "modifier list", "modifiers", base.modifiers, variant.modifiers, lambda m: m.title)
     for name in [n for n in base.modifiers if n in variant.modifiers]:
-        before = {e.name: e for e in base.modifiers[name].entries}
-        after = {e.name: e for e in variant.modifiers[name].entries}
-        path = ("modifiers", name, "entries")
-        for entry in [e for e in before if e not in after]:
-            found.append(Change("removed", path + (entry,), _entry(before[entry]), None, f"modifier {name}.{entry}: removed ({before[entry].label})"))
-        for entry in [e for e in after if e not in before]:
-            new = after[entry]
-            found.append(Change("added", path + (entry,), None, _entry(new), f"modifier {name}.{entry}: added {new.value:+d} ({new.label})"))
-        for entry in [e for e in before if e in after]:
-            old, new = before[entry], after[entry]
-            if old.value != new.value:
-                found.append(Change("changed", path + (entry, "value"), old.value, new.value, f"modifier {name}.{entry}: {old.value:+d} -> {new.value:+d} ({new.label})"))
-            if _expr_text(old) != _expr_text(new):
-                found.append(Change("changed", path + (entry, "when"), condition_text(old), condition_text(new), f"modifier {name}.{entry}: condition changed"))
+        found.extend(_modifier_list_changes(name, base.modifiers[name], variant.modifiers[name]))
     _compare_names(found, "procedure", "procedures", base.procedures, variant.procedures, lambda p: p.title)
     for name in [n for n in base.procedures if n in variant.procedures]:
-        old, new = base.procedures[name], variant.procedures[name]
-        if old.text.strip() != new.text.strip():
-            found.append(Change("changed", ("procedures", name, "body"), old.text, new.text, f"procedure {name}: body changed"))
-        old_inputs = {s.name: s for s in old.inputs}
-        new_inputs = {s.name: s for s in new.inputs}
-        for input_name in sorted(old_inputs.keys() | new_inputs.keys()):
-            a, b = old_inputs.get(input_name), new_inputs.get(input_name)
-            if a is None or b is None or a.type != b.type or a.default != b.default:
-                kind = "added" if a is None else ("removed" if b is None else "changed")
-                found.append(Change(
-                    kind, ("procedures", name, "inputs", input_name), input_doc(a) if a else None, input_doc(b) if b else None,
-                    f"procedure {name}: input {input_name} changed",
-                ))
-    old_examples = dict.fromkeys(e.name for e in base.examples)  # in order, looked up in one step
-    new_examples = dict.fromkeys(e.name for e in variant.examples)
-    for example in new_examples:
-        if example not in old_examples:
-            found.append(Change("added", ("examples", example), None, example, f"example added: {example}"))
-    for example in old_examples:
-        if example not in new_examples:
-            found.append(Change("removed", ("examples", example), example, None, f"example removed: {example}"))
+        found.extend(_procedure_changes(name, base.procedures[name], variant.procedures[name]))
+    found.extend(_example_changes(base.examples, variant.examples))
+    return found
+
+
+def _constant_changes(before: Mapping[str, Constant], after: Mapping[str, Constant]) -> list[Change]:
+    """The constants both rulesets hold whose value differs."""
+    found = []
+    for name in [n for n in before if n in after]:
+        old, new = before[name].value, after[name].value
+        if old != new:
+            found.append(Change("changed", ("constants", name), to_plain(old), to_plain(new), f"constant {name}: {show(old)} -> {show(new)}"))
+    return found
+
+
+def _modifier_list_changes(name: str, old_list: ModifierList, new_list: ModifierList) -> list[Change]:
+    """Entries removed, added (by name), then those whose value or condition changed."""
+    before = {e.name: e for e in old_list.entries}
+    after = {e.name: e for e in new_list.entries}
+    path = ("modifiers", name, "entries")
+    found = []
+    for entry in [e for e in before if e not in after]:
+        found.append(Change("removed", (*path, entry), _entry(before[entry]), None, f"modifier {name}.{entry}: removed ({before[entry].label})"))
+    for entry in [e for e in after if e not in before]:
+        new = after[entry]
+        found.append(Change("added", (*path, entry), None, _entry(new), f"modifier {name}.{entry}: added {new.value:+d} ({new.label})"))
+    for entry in [e for e in before if e in after]:
+        found.extend(_modifier_entry_changes(f"{name}.{entry}", (*path, entry), before[entry], after[entry]))
+    return found
+
+
+def _modifier_entry_changes(shown: str, path: tuple[str, ...], old: ModifierEntry, new: ModifierEntry) -> list[Change]:
+    found = []
+    if old.value != new.value:
+        found.append(Change("changed", (*path, "value"), old.value, new.value, f"modifier {shown}: {old.value:+d} -> {new.value:+d} ({new.label})"))
+    if _expr_text(old) != _expr_text(new):
+        found.append(Change("changed", (*path, "when"), condition_text(old), condition_text(new), f"modifier {shown}: condition changed"))
+    return found
+
+
+def _procedure_changes(name: str, old: Procedure, new: Procedure) -> list[Change]:
+    """A changed body (white space at its ends aside), then each input added, removed or changed, by name."""
+    found = []
+    if old.text.strip() != new.text.strip():
+        found.append(Change("changed", ("procedures", name, "body"), old.text, new.text, f"procedure {name}: body changed"))
+    old_inputs = {s.name: s for s in old.inputs}
+    new_inputs = {s.name: s for s in new.inputs}
+    for input_name in sorted(old_inputs.keys() | new_inputs.keys()):
+        a, b = old_inputs.get(input_name), new_inputs.get(input_name)
+        if a is None or b is None or a.type != b.type or a.default != b.default:
+            kind = "added" if a is None else ("removed" if b is None else "changed")
+            found.append(Change(
+                kind, ("procedures", name, "inputs", input_name), input_doc(a) if a else None, input_doc(b) if b else None,
+                f"procedure {name}: input {input_name} changed",
+            ))
+    return found
+
+
+def _example_changes(before: Sequence[Example], after: Sequence[Example]) -> list[Change]:
+    """Examples added, then removed, by name."""
+    old_examples = dict.fromkeys(e.name for e in before)  # in order, looked up in one step
+    new_examples = dict.fromkeys(e.name for e in after)
+    found = [Change("added", ("examples", example), None, example, f"example added: {example}")
+             for example in new_examples if example not in old_examples]
+    found += [Change("removed", ("examples", example), example, None, f"example removed: {example}")
+              for example in old_examples if example not in new_examples]
     return found
 
 
@@ -103,7 +141,7 @@ def _check_rulesets(*rulesets: Any) -> None:
         check_type(ruleset, (CompiledRuleset, Ruleset), "a ruleset", "a ruleset from load_ruleset(...)")
 
 
-def data_changes(base: Ruleset, variant: Ruleset) -> list[str]:
+def data_changes(base: Ruleset | CompiledRuleset, variant: Ruleset | CompiledRuleset) -> list[str]:
     """One line per difference (the ``text`` of each :class:`Change`)."""
     return [change.text for change in changes(base, variant)]
 
@@ -121,34 +159,54 @@ def _compare_names(found: list[Change], kind: str, section: str, before: Mapping
             found.append(Change("added", (section, name), None, summary(after[name]), f"{kind} {name}: added"))
 
 
-def _table_changes(old, new) -> list[Change]:
+def _table_changes(old: Table, new: Table) -> list[Change]:
+    """Title and columns, rows removed and added, cells changed, then the edge behaviour."""
+    old_columns = old.columns.labels() if old.columns else [""]
+    new_columns = new.columns.labels() if new.columns else [""]
+    found = _table_heading_changes(old, new, old_columns, new_columns)
+    found.extend(_table_row_changes(old, new))
+    found.extend(_table_cell_changes(old, new, old_columns, new_columns))
+    if old.rows.edge != new.rows.edge or (old.columns and new.columns and old.columns.edge != new.columns.edge):
+        found.append(Change("changed", ("tables", old.name, "edges"), _edges(old), _edges(new), f"table {old.name}: edge behaviour changed"))
+    return found
+
+
+def _table_heading_changes(old: Table, new: Table, old_columns: list[str], new_columns: list[str]) -> list[Change]:
     found = []
     path = ("tables", old.name)
     if old.title != new.title:
-        found.append(Change("changed", path + ("title",), old.title, new.title, f"table {old.name}: title {old.title!r} -> {new.title!r}"))
-    old_columns = old.columns.labels() if old.columns else [""]
-    new_columns = new.columns.labels() if new.columns else [""]
+        found.append(Change("changed", (*path, "title"), old.title, new.title, f"table {old.name}: title {old.title!r} -> {new.title!r}"))
     if old_columns != new_columns:
         found.append(Change(
-            "changed", path + ("columns",), old_columns if old.columns else None, new_columns if new.columns else None,
+            "changed", (*path, "columns"), old_columns if old.columns else None, new_columns if new.columns else None,
             f"table {old.name}: columns {', '.join(old_columns)} -> {', '.join(new_columns)}",
         ))
+    return found
+
+
+def _table_row_changes(old: Table, new: Table) -> list[Change]:
+    """Rows removed, then added, matched by label."""
     # Rows are matched by label through dicts, once: a list looked up for every row made 12,000 rows cost 10 s.
     old_rows = dict(zip(old.rows.labels(), old.printed))
     new_rows = dict(zip(new.rows.labels(), new.printed))
+    path = ("tables", old.name, "cells")
+    found = [Change("removed", (*path, row), list(old_rows[row]), None, f"table {old.name}: row {row} removed")
+             for row in old_rows if row not in new_rows]
+    found += [Change("added", (*path, row), None, list(new_rows[row]), f"table {old.name}: row {row} added")
+              for row in new_rows if row not in old_rows]
+    return found
+
+
+def _table_cell_changes(old: Table, new: Table, old_columns: list[str], new_columns: list[str]) -> list[Change]:
+    """Cells at the same row and column labels in both tables whose printed text differs."""
     old_cells = {(h.label, c): text for h, row in zip(old.rows.headings, old.printed) for c, text in zip(old_columns, row)}
     new_cells = {(h.label, c): text for h, row in zip(new.rows.headings, new.printed) for c, text in zip(new_columns, row)}
-    for row in [label for label in old_rows if label not in new_rows]:
-        found.append(Change("removed", path + ("cells", row), list(old_rows[row]), None, f"table {old.name}: row {row} removed"))
-    for row in [label for label in new_rows if label not in old_rows]:
-        found.append(Change("added", path + ("cells", row), None, list(new_rows[row]), f"table {old.name}: row {row} added"))
+    found = []
     for key, text in new_cells.items():
         if key in old_cells and old_cells[key] != text:
             where = f"[{key[0]}, {key[1]}]" if new.columns else f"[{key[0]}]"
-            cell_path = path + ("cells", key[0]) + ((key[1],) if new.columns else ())
+            cell_path = ("tables", old.name, "cells", key[0]) + ((key[1],) if new.columns else ())
             found.append(Change("changed", cell_path, old_cells[key], text, f"table {old.name}{where}: {old_cells[key]} -> {text}"))
-    if old.rows.edge != new.rows.edge or (old.columns and new.columns and old.columns.edge != new.columns.edge):
-        found.append(Change("changed", path + ("edges",), _edges(old), _edges(new), f"table {old.name}: edge behaviour changed"))
     return found
 
 
@@ -221,7 +279,7 @@ def _shorten(text: str) -> str:
     return text if len(text) <= 40 else text[:40] + "..."
 
 
-def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
+def what_if(ruleset: CompiledRuleset, changes: list[str]) -> CompiledRuleset:
     """A variant of ``ruleset`` with command-line changes applied, checked and compiled anew.
 
     ``LIST+N`` / ``LIST-N`` adds an always-applying entry of N to a modifier
@@ -252,11 +310,13 @@ def what_if(ruleset: Ruleset, changes: list[str]) -> Ruleset:
                 known = ", ".join(sorted(constants)) or "none"
                 raise WhatIfError(f"no constant '{name}' (constants: {known})", match.start(1))
             constant = constants[name]
+            kind = type_of_value(constant.value)
+            if kind is None:  # a list mixing types: ANY, which (like every list) has no command-line spelling
+                kind = ANY
             try:
-                kind = type_of_value(constant.value)
                 value = parse_command_line_value(value_text, kind)  # refuses a kind it cannot spell (a list)
-                if kind is not None:  # held to the sizes --set holds an input to (64 bits), as the ruleset's own numbers are
-                    value = coerce(value, kind, "the value")
+                # held to the sizes --set holds an input to (64 bits), as the ruleset's own numbers are
+                value = coerce(value, kind, "the value")
             except CoercionError as error:
                 raise WhatIfError(f"{name}: {error.message}", value_offset) from None
             constants[name] = Constant(name, value, "--what-if (command line)", constant.description, constant.pos)

@@ -35,6 +35,9 @@ class Source:
     YAML counts (:data:`LINE_BREAK`).  Immutable.
     """
 
+    name: str
+    text: str
+
     def __init__(self, name: str, text: str):
         self.__dict__.update(name=name, text=text)
 
@@ -105,6 +108,9 @@ class Pos(_Value):
     """
 
     __slots__ = ("column", "line", "source")
+    source: Source
+    line: int
+    column: int
 
     def __init__(self, source: Source, line: int, column: int):
         object.__setattr__(self, "source", source)
@@ -131,9 +137,16 @@ class Diagnostic(_Value):
     """One positioned message about user input.  Immutable, equal and hashed by value."""
 
     __slots__ = ("column", "file", "line", "line_text", "message")
+    file: str
+    line: int
+    column: int
+    message: str
+    line_text: str
+    # The constructor's order, which _key, __reduce__ and __repr__ follow (__slots__ is sorted).
+    _FIELDS = ("file", "line", "column", "message", "line_text")
 
     def __init__(self, file: str, line: int, column: int, message: str, line_text: str = ""):
-        for name, value in (("file", file), ("line", line), ("column", column), ("message", message), ("line_text", line_text)):
+        for name, value in zip(self._FIELDS, (file, line, column, message, line_text)):
             object.__setattr__(self, name, value)
 
     def _key(self) -> tuple:
@@ -143,7 +156,7 @@ class Diagnostic(_Value):
         return Diagnostic, self._key()
 
     def __repr__(self) -> str:
-        return "Diagnostic(" + ", ".join(f"{name}={value!r}" for name, value in zip(self.__slots__, self._key())) + ")"
+        return "Diagnostic(" + ", ".join(f"{name}={value!r}" for name, value in zip(self._FIELDS, self._key())) + ")"
 
     def format(self) -> str:
         return format_diagnostic(self.file, self.line, self.column, self.message, self.line_text)

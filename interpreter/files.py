@@ -43,8 +43,8 @@ class NotARegularFile(OSError):
 def describe(error: OSError) -> str:
     """What went wrong, in words, without the path (the caller shows where the file was named)."""
     if isinstance(error, NotARegularFile):
-        return error.strerror
-    reasons = {
+        return str(error.strerror)  # always given: NotARegularFile(errno, what the path names)
+    reasons: dict[int | None, str] = {
         errno.ENOENT: "no such file",
         errno.EACCES: "permission denied",
         errno.EPERM: "permission denied",

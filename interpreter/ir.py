@@ -17,7 +17,7 @@ nobody (the back ends key nodes by identity).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple, Union
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from .errors import Pos
@@ -93,7 +93,8 @@ class Index(NamedTuple):
 
     pos: Pos
     subject: Expr
-    index: Expr
+    # The node's own word for it; it hides tuple.index, which nothing calls on a node.
+    index: Expr  # type: ignore[assignment]
 
 
 class Negate(NamedTuple):
@@ -207,7 +208,8 @@ class Roll(NamedTuple):
 
     pos: Pos
     slot: int
-    count: Expr
+    # The node's own word for it; it hides tuple.count, which nothing calls on a node.
+    count: Expr  # type: ignore[assignment]
     sides: Expr
     text: str
     kind: str = "sum"
@@ -282,11 +284,11 @@ class Note(NamedTuple):
     text: str
 
 
-Expr = Union[
-    Const, Local, InputRef, ListOf, Guard, Canonical, Field, Index, Negate, Not, Arithmetic, Comparison, Logical,
-    Conditional, Range, CallFunction, Aggregate, Lookup, ModifierSum,
-]
-Stmt = Union[Assign, Roll, CallProcedure, If, ForLoop, WhileLoop, Outcome, Break, Require, Note]
+Expr = (
+    Const | Local | InputRef | ListOf | Guard | Canonical | Field | Index | Negate | Not | Arithmetic | Comparison
+    | Logical | Conditional | Range | CallFunction | Aggregate | Lookup | ModifierSum
+)
+Stmt = Assign | Roll | CallProcedure | If | ForLoop | WhileLoop | Outcome | Break | Require | Note
 
 EXPRESSIONS: tuple[type, ...] = (
     Const, Local, InputRef, ListOf, Guard, Canonical, Field, Index, Negate, Not, Arithmetic, Comparison, Logical,

@@ -38,14 +38,14 @@ def copy_tree(data: Any) -> Any:
     """A deep copy of plain YAML data (dicts, lists, scalars), without recursion."""
     if not isinstance(data, (dict, list)):
         return data
-    root = {} if isinstance(data, dict) else []
-    stack = [(data, root)]
+    root: dict | list = {} if isinstance(data, dict) else []
+    stack: list[tuple[Any, dict | list]] = [(data, root)]
     while stack:
         original, copied = stack.pop()
         items = original.items() if isinstance(original, dict) else enumerate(original)
         for key, value in items:
             if isinstance(value, (dict, list)):
-                child = {} if isinstance(value, dict) else []
+                child: dict | list = {} if isinstance(value, dict) else []
                 stack.append((value, child))
                 value = child
             if isinstance(copied, dict):
@@ -273,9 +273,9 @@ class VariantMerger:
         """A row given as {column heading: cell} changes just those cells."""
         table = self.document.data["tables"][path[1]]
         entries = [str(e["label"]) if isinstance(e, dict) else str(e) for e in (table.get("columns") or {}).get("entries", [])]
-        column_of = {}
-        for index, label in enumerate(entries):
-            column_of.setdefault(label, index)
+        column_of: dict[str, int] = {}
+        for position, label in enumerate(entries):
+            column_of.setdefault(label, position)
         for label, value in cells.items():
             index = column_of.get(str(label))
             if index is None:
@@ -355,7 +355,7 @@ class VariantMerger:
     # -- remove
     def _remove(self, removals: Any, variant_path: tuple) -> None:
         """Delete what ``remove:`` names: nested mappings lead to lists of names.  An explicit stack, no recursion."""
-        work = [(removals, variant_path, self.document.data, ())]
+        work: list[tuple[Any, tuple, Any, tuple]] = [(removals, variant_path, self.document.data, ())]
         while work:
             removals, variant_path, base, path = work.pop()
             if isinstance(removals, list):
@@ -400,7 +400,7 @@ class VariantMerger:
             return
         for position in removed:
             self.document.drop(("examples", position))
-        kept = []
+        kept: list[Any] = []
         for position, example in enumerate(examples):  # in order: each moves down into a place already emptied
             if position in removed:
                 continue

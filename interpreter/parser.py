@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.exceptions import (
@@ -200,6 +201,16 @@ def _last_token_end(text: str) -> tuple[int, int]:
     return 1, 1
 
 
+def _operator(node: type[syntax.Logical | syntax.Binary], op: str) -> Any:
+    """The transformer method of one binary operator of the grammar: ``node(pos, op, left, right)``."""
+
+    @v_args(meta=True)
+    def build(self: _ToAst, meta: Any, children: list) -> syntax.Expr:
+        return node(self._pos(meta), op, children[0], children[1])
+
+    return build
+
+
 class _ToAst(Transformer_NonRecursive):
     """Lark tree -> frozen dataclasses, positions mapped through the origin."""
 
@@ -221,6 +232,8 @@ class _ToAst(Transformer_NonRecursive):
         return self.origin.pos(meta.line, meta.column)
 
     def _tok(self, token: Token) -> syntax.Pos:
+        if token.line is None or token.column is None:  # a token the lexer did not place (as an empty meta)
+            return self.origin.pos(1, 1)
         return self.origin.pos(token.line, token.column)
 
     # -- statements
@@ -307,15 +320,8 @@ class _ToAst(Transformer_NonRecursive):
     def if_expr(self, meta, children):
         return syntax.Conditional(self._pos(meta), *children)
 
-    def _logical(op):
-        @v_args(meta=True)
-        def build(self, meta, children):
-            return syntax.Logical(self._pos(meta), op, children[0], children[1])
-
-        return build
-
-    or_op = _logical("or")
-    and_op = _logical("and")
+    or_op = _operator(syntax.Logical, "or")
+    and_op = _operator(syntax.Logical, "and")
 
     @v_args(meta=True)
     def not_op(self, meta, children):
@@ -338,18 +344,11 @@ class _ToAst(Transformer_NonRecursive):
     def range_op(self, meta, children):
         return syntax.RangeExpr(self._pos(meta), children[0], children[1])
 
-    def _arith(op):
-        @v_args(meta=True)
-        def build(self, meta, children):
-            return syntax.Binary(self._pos(meta), op, children[0], children[1])
-
-        return build
-
-    add = _arith("+")
-    sub = _arith("-")
-    mul = _arith("*")
-    floordiv = _arith("//")
-    mod = _arith("%")
+    add = _operator(syntax.Binary, "+")
+    sub = _operator(syntax.Binary, "-")
+    mul = _operator(syntax.Binary, "*")
+    floordiv = _operator(syntax.Binary, "//")
+    mod = _operator(syntax.Binary, "%")
 
     @v_args(meta=True)
     def neg(self, meta, children):

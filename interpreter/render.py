@@ -154,48 +154,52 @@ def text_procedure(doc: dict) -> str:
 @for_terminal
 def text_listing(doc: dict) -> str:
     lines = [f"{doc['title']} ({doc['ruleset']} {doc['version']})", f"source: {doc['source']}", ""]
-    if doc["tables"]:
-        lines.append("tables:")
-        for t in doc["tables"]:
-            size = f"{t['rows']} rows" + (f" x {t['columns']} columns" if t["columns"] is not None else "")
-            mark = "  [example]" if t["example"] else ""
-            lines.append(f"  {t['name']:<28} {t['title']} ({size}){mark}")
-        lines.append("")
-    if doc["modifiers"]:
-        lines.append("modifier lists:")
-        for m in doc["modifiers"]:
-            lines.append(f"  {m['name']:<28} {m['kind']}, {m['entries']} entries: {m['title']}")
-        lines.append("")
-    if doc["types"]:
-        lines.append("types:")
-        for declared in doc["types"]:
-            if declared["kind"] == "record":
-                parts = [
-                    f"{f['name']}: {describe_type(f)}" + (f" = {show_plain(f['default'])}" if "default" in f else "")
-                    for f in declared["fields"]
-                ]
-                lines.append(f"  {declared['name']:<28} {{{', '.join(parts)}}}")
-            else:
-                lines.append(f"  {declared['name']:<28} {describe_type(declared)}")
-        lines.append("")
-    if doc["constants"]:
-        lines.append("constants:")
-        for constant in doc["constants"]:
-            lines.append(f"  {constant['name']:<28} {show_plain(constant['value'])}")
-        lines.append("")
+    lines += _listed("tables", [_table_line(t) for t in doc["tables"]])
+    lines += _listed("modifier lists", [f"  {m['name']:<28} {m['kind']}, {m['entries']} entries: {m['title']}" for m in doc["modifiers"]])
+    lines += _listed("types", [_type_line(declared) for declared in doc["types"]])
+    lines += _listed("constants", [f"  {c['name']:<28} {show_plain(c['value'])}" for c in doc["constants"]])
     lines.append("procedures:")
     for procedure in doc["procedures"]:
-        lines.append(f"  {procedure['name']}: {procedure['title']}")
-        for spec in procedure["inputs"]:
-            type_text = describe_type(spec)
-            if spec["type"] == "int" and ("min" in spec or "max" in spec):
-                type_text += f" {spec.get('min', '')}..{spec.get('max', '')}"
-            default = "required" if spec["required"] else f"default {show_plain(spec['default'])}"
-            lines.append(f"    --set {spec['name']}=...  {type_text}, {default}")
-        for choice in procedure["choices"]:
-            lines.append(f"    --choose {choice['name']}={'|'.join(choice['options'])}  (default {choice['default']})")
-        lines.append(f"    outcomes: {', '.join(procedure['outcomes'])}")
+        lines += _procedure_lines(procedure)
     return "\n".join(lines)
+
+
+def _listed(title: str, rows: list[str]) -> list[str]:
+    """A section of the listing: its title, its rows and a blank line; nothing when it has no rows."""
+    return [f"{title}:", *rows, ""] if rows else []
+
+
+def _table_line(t: dict) -> str:
+    size = f"{t['rows']} rows" + (f" x {t['columns']} columns" if t["columns"] is not None else "")
+    mark = "  [example]" if t["example"] else ""
+    return f"  {t['name']:<28} {t['title']} ({size}){mark}"
+
+
+def _type_line(declared: dict) -> str:
+    if declared["kind"] != "record":
+        return f"  {declared['name']:<28} {describe_type(declared)}"
+    parts = [f"{f['name']}: {describe_type(f)}" + (f" = {show_plain(f['default'])}" if "default" in f else "") for f in declared["fields"]]
+    return f"  {declared['name']:<28} {{{', '.join(parts)}}}"
+
+
+def _procedure_lines(procedure: dict) -> list[str]:
+    """A procedure's name and title, how to give each input and choice, and its outcomes."""
+    lines = [f"  {procedure['name']}: {procedure['title']}"]
+    for spec in procedure["inputs"]:
+        default = "required" if spec["required"] else f"default {show_plain(spec['default'])}"
+        lines.append(f"    --set {spec['name']}=...  {describe_input_type(spec)}, {default}")
+    for choice in procedure["choices"]:
+        lines.append(f"    --choose {choice['name']}={'|'.join(choice['options'])}  (default {choice['default']})")
+    lines.append(f"    outcomes: {', '.join(procedure['outcomes'])}")
+    return lines
+
+
+def describe_input_type(spec: dict) -> str:
+    """An input document's type in words, a number's bounds after it: ``int 1..6``."""
+    text = describe_type(spec)
+    if spec["type"] == "int" and ("min" in spec or "max" in spec):
+        text += f" {spec.get('min', '')}..{spec.get('max', '')}"
+    return text
 
 
 # ---- check and test ----------------------------------------------------------------------------
@@ -306,14 +310,21 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
     return ["means:"] + [indent + line for line in _align(rows)]
 
 
-@for_terminal
-def text_distribution(doc: dict, *, digits: int | None = None) -> str:
-    lines = [f"{doc['ruleset']} {doc['procedure']}: exact odds"]
+def _odds_heading(doc: dict, what: str) -> list[str]:
+    """The lines above exact odds or a sample: what was run, its inputs, the illustrative tables, the ``by`` fields."""
+    lines = [f"{doc['ruleset']} {doc['procedure']}: {what}"]
     if doc["inputs"]:
         lines.append(_inputs_line(doc["inputs"]))
     lines.extend(_illustrative_line(doc))
     if "marginal" in doc:
         lines.append("by " + ", ".join(doc["by"]) + ":")
+    return lines
+
+
+@for_terminal
+def text_distribution(doc: dict, *, digits: int | None = None) -> str:
+    lines = _odds_heading(doc, "exact odds")
+    if "marginal" in doc:
         rows = [[_key_text(m["values"])] + _probability_cells(m["probability"], m["p"], digits) for m in doc["marginal"]]
     else:
         rows = [
@@ -331,14 +342,9 @@ def text_distribution(doc: dict, *, digits: int | None = None) -> str:
 
 @for_terminal
 def text_sample(doc: dict, *, digits: int | None = None) -> str:
-    lines = [f"{doc['ruleset']} {doc['procedure']}: {doc['trials']} trials (seed {doc['seed']})"]
-    if doc["inputs"]:
-        lines.append(_inputs_line(doc["inputs"]))
-    lines.extend(_illustrative_line(doc))
+    lines = _odds_heading(doc, f"{doc['trials']} trials (seed {doc['seed']})")
     places = digits if digits is not None else 4
     entries = doc["marginal"] if "marginal" in doc else doc["outcomes"]
-    if "marginal" in doc:
-        lines.append("by " + ", ".join(doc["by"]) + ":")
     rows = []
     for entry in entries:
         label = _key_text(entry["values"]) if "values" in entry else show_outcome(entry)

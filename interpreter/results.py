@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import Diagnostic
 from .ruleset import MISSING, ModifierList, Ruleset
@@ -29,6 +29,9 @@ from .values import (
     Type,
     to_plain,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from .compiled_ruleset import CompiledRuleset
 
 
 def fraction(p: Fraction, signed: bool = False) -> str:
@@ -270,7 +273,7 @@ def choice_doc(choice: Any) -> dict:
     return {"name": choice.name, "options": list(choice.options), "default": choice.default, "description": choice.description, "rule": choice.rule}
 
 
-def listing(ruleset: Ruleset) -> dict:
+def listing(ruleset: CompiledRuleset) -> dict:
     return {
         "ruleset": ruleset.name,
         "title": ruleset.title,
@@ -365,7 +368,7 @@ def condition_text(entry: Any) -> str | None:
     return expr_text(entry.condition)
 
 
-def procedure_doc(ruleset: Ruleset, name: str) -> dict:
+def procedure_doc(ruleset: CompiledRuleset, name: str) -> dict:
     procedure = ruleset.procedures[name]
     compiled = ruleset.compiled.get(name)
     return {
@@ -468,14 +471,14 @@ def sample(s: Any, *, by: Sequence[str] | None = None, digits: int | None = None
     return doc
 
 
+# What every trace event has, in the order a document lists it.
+_TRACE_EVENT_FIELDS = ("kind", "message", "rule", "depth", "where")
+
+
 def trace_event(event: Any) -> dict:
     """A trace step: its kind, its words, where it comes from, and its fields (``trace.public_fields``)."""
     return {
-        "kind": event.kind,
-        "message": event.message,
-        "rule": event.rule,
-        "depth": event.depth,
-        "where": event.where,
+        **{name: getattr(event, name) for name in _TRACE_EVENT_FIELDS},
         **public_fields(event),
     }
 

@@ -9,6 +9,7 @@ by the evaluator: it reads the frozen syntax tree the parser made.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,51 +51,45 @@ def _string(value: str) -> str:
 
 
 def expr_text(expr: Any) -> str:
-    """An expression written back in the procedure language."""
-    if isinstance(expr, syntax.BoolLit):
-        return "true" if expr.value else "false"
-    if isinstance(expr, syntax.IntLit):
-        return str(expr.value)
-    if isinstance(expr, syntax.StrLit):
-        return _string(expr.value)
-    if isinstance(expr, syntax.Name):
-        return expr.name
-    if isinstance(expr, syntax.Dice):
-        return expr.text
-    if isinstance(expr, syntax.ListLit):
-        return "[" + ", ".join(expr_text(i) for i in expr.items) + "]"
-    if isinstance(expr, syntax.Attribute):
-        return f"{_wrapped(expr.subject, 9)}.{expr.name}"
-    if isinstance(expr, syntax.Index):
-        return f"{_wrapped(expr.subject, 9)}[{expr_text(expr.index)}]"
-    if isinstance(expr, syntax.Negate):
-        return f"-{_wrapped(expr.operand, 8)}"
-    if isinstance(expr, syntax.Not):
-        return f"not {_wrapped(expr.operand, 3)}"
-    if isinstance(expr, syntax.Binary):
-        level = _level(expr)
-        return f"{_wrapped(expr.left, level)} {expr.op} {_wrapped(expr.right, level + 1)}"
-    if isinstance(expr, syntax.Compare):
-        return f"{_wrapped(expr.left, 5)} {_COMPARE.get(expr.op, expr.op)} {_wrapped(expr.right, 5)}"
-    if isinstance(expr, syntax.Logical):
-        level = _level(expr)
-        return f"{_wrapped(expr.left, level)} {expr.op} {_wrapped(expr.right, level + 1)}"
-    if isinstance(expr, syntax.Conditional):
-        return f"if {expr_text(expr.condition)} then {expr_text(expr.then)} else {_wrapped(expr.otherwise, 0)}"
-    if isinstance(expr, syntax.RangeExpr):
-        return f"{_wrapped(expr.low, 6)} .. {_wrapped(expr.high, 6)}"
-    if isinstance(expr, syntax.Call):
-        return f"{expr.function}({_args(expr.args)})"
-    if isinstance(expr, syntax.Aggregate):
-        condition = f" if {expr_text(expr.condition)}" if expr.condition is not None else ""
-        return f"{expr.function}({expr_text(expr.element)} for {expr.var} in {expr_text(expr.collection)}{condition})"
-    if isinstance(expr, syntax.Lookup):
-        return f"lookup {expr.table}({_args(expr.args)})"
-    if isinstance(expr, syntax.ModifierSum):
-        return f"{'shifts' if expr.kind == 'column_shift' else 'modifiers'} {expr.list_name}"
-    if isinstance(expr, syntax.Resolve):
-        return f"resolve {expr.procedure}({_args(expr.args)})"
-    return "…"
+    """An expression written back in the procedure language ("…" for what is no expression)."""
+    write = _WRITERS.get(type(expr))
+    return write(expr) if write is not None else "…"
+
+
+def _infix(expr: syntax.Binary | syntax.Logical) -> str:
+    """``a op b``, left-associative: the right side is wrapped at one level tighter."""
+    level = _level(expr)
+    return f"{_wrapped(expr.left, level)} {expr.op} {_wrapped(expr.right, level + 1)}"
+
+
+def _aggregate(expr: syntax.Aggregate) -> str:
+    condition = f" if {expr_text(expr.condition)}" if expr.condition is not None else ""
+    return f"{expr.function}({expr_text(expr.element)} for {expr.var} in {expr_text(expr.collection)}{condition})"
+
+
+# One writer per expression class.
+_WRITERS: dict[type, Callable[[Any], str]] = {
+    syntax.BoolLit: lambda expr: "true" if expr.value else "false",
+    syntax.IntLit: lambda expr: str(expr.value),
+    syntax.StrLit: lambda expr: _string(expr.value),
+    syntax.Name: lambda expr: expr.name,
+    syntax.Dice: lambda expr: expr.text,
+    syntax.ListLit: lambda expr: "[" + ", ".join(expr_text(i) for i in expr.items) + "]",
+    syntax.Attribute: lambda expr: f"{_wrapped(expr.subject, 9)}.{expr.name}",
+    syntax.Index: lambda expr: f"{_wrapped(expr.subject, 9)}[{expr_text(expr.index)}]",
+    syntax.Negate: lambda expr: f"-{_wrapped(expr.operand, 8)}",
+    syntax.Not: lambda expr: f"not {_wrapped(expr.operand, 3)}",
+    syntax.Binary: _infix,
+    syntax.Compare: lambda expr: f"{_wrapped(expr.left, 5)} {_COMPARE.get(expr.op, expr.op)} {_wrapped(expr.right, 5)}",
+    syntax.Logical: _infix,
+    syntax.Conditional: lambda expr: f"if {expr_text(expr.condition)} then {expr_text(expr.then)} else {_wrapped(expr.otherwise, 0)}",
+    syntax.RangeExpr: lambda expr: f"{_wrapped(expr.low, 6)} .. {_wrapped(expr.high, 6)}",
+    syntax.Call: lambda expr: f"{expr.function}({_args(expr.args)})",
+    syntax.Aggregate: _aggregate,
+    syntax.Lookup: lambda expr: f"lookup {expr.table}({_args(expr.args)})",
+    syntax.ModifierSum: lambda expr: f"{'shifts' if expr.kind == 'column_shift' else 'modifiers'} {expr.list_name}",
+    syntax.Resolve: lambda expr: f"resolve {expr.procedure}({_args(expr.args)})",
+}
 
 
 # ---- steps ---------------------------------------------------------------------------
@@ -130,21 +125,26 @@ def _let_kind(value: syntax.Expr) -> str:
     return "let"
 
 
+def _let_step(statement: syntax.Let) -> Step:
+    """A ``let`` as the step it reads as: a roll, a lookup (and its table), modifiers (and their list)..."""
+    value = statement.value
+    parts = {"name": statement.name, "expr": expr_text(value)}
+    if isinstance(value, syntax.Lookup):
+        parts["table"] = value.table
+    elif isinstance(value, syntax.ModifierSum):
+        parts["list"] = value.list_name
+        parts["modifier_kind"] = value.kind
+    elif isinstance(value, syntax.Resolve):
+        parts["procedure"] = value.procedure
+    return Step(_let_kind(value), parts, line=statement.pos.line)
+
+
 def steps(block: syntax.Block) -> list[Step]:
     result = []
     for statement in block.statements:
         line = statement.pos.line
         if isinstance(statement, syntax.Let):
-            kind = _let_kind(statement.value)
-            parts = {"name": statement.name, "expr": expr_text(statement.value)}
-            if kind == "lookup":
-                parts["table"] = statement.value.table
-            elif kind == "modifiers":
-                parts["list"] = statement.value.list_name
-                parts["modifier_kind"] = statement.value.kind
-            elif kind == "resolve":
-                parts["procedure"] = statement.value.procedure
-            result.append(Step(kind, parts, line=line))
+            result.append(_let_step(statement))
         elif isinstance(statement, syntax.Set):
             result.append(Step("set", {"name": statement.name, "expr": expr_text(statement.value)}, line=line))
         elif isinstance(statement, syntax.If):

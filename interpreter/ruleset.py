@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .tables import Table
-from .values import RecordType, Type
+from .values import Type
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import syntax
@@ -110,6 +110,19 @@ class _SyntaxTree:
     def __set__(self, instance: Any, value: Any) -> None:
         instance.__dict__[self.name] = value  # only __init__ sets it: the dataclass is frozen
 
+    @classmethod
+    def install(cls, owner: type, name: str) -> None:
+        """Make field ``name`` of dataclass ``owner`` one.
+
+        Installed after the dataclass is made, not written as the field's default: a type
+        checker would read a default there (dataclasses does not, as ``__get__`` on the class
+        raises) and refuse the required fields after it.  The generated ``__init__`` sets the
+        field through ``__set__`` all the same.
+        """
+        descriptor = cls()
+        descriptor.__set_name__(owner, name)
+        setattr(owner, name, descriptor)
+
 
 @dataclass(frozen=True)
 class ModifierEntry:
@@ -118,10 +131,13 @@ class ModifierEntry:
     name: str
     label: str
     value: int
-    condition: syntax.Expr = _SyntaxTree()  # type: ignore[assignment]
+    condition: syntax.Expr  # a _SyntaxTree (installed below the class)
     rule: str
     pos: syntax.Pos
     value_from: str = ""  # "file:line" where the value was written (a variant's line when it overrides)
+
+
+_SyntaxTree.install(ModifierEntry, "condition")
 
 
 @dataclass(frozen=True)
@@ -146,7 +162,7 @@ class Procedure:
     description: str
     inputs: tuple[InputSpec, ...]
     choices: tuple[Choice, ...]
-    body: syntax.Block = _SyntaxTree()  # type: ignore[assignment]
+    body: syntax.Block  # a _SyntaxTree (installed below the class)
     pos: syntax.Pos
     text: str = ""  # the body as written
 
@@ -155,6 +171,9 @@ class Procedure:
 
     def choice(self, name: str) -> Choice | None:
         return next((choice for choice in self.choices if choice.name == name), None)
+
+
+_SyntaxTree.install(Procedure, "body")
 
 
 @dataclass(frozen=True)
@@ -167,8 +186,21 @@ class Note:
     variant: str = ""
 
 
+class _Parts:
+    """Something written in YAML whose parts have positions: ``where(key)`` is a part's, else the whole's.
+
+    A plain base (no dataclass), so it adds no fields: each subclass declares ``pos`` and ``marks``.
+    """
+
+    pos: syntax.Pos
+    marks: Mapping[str, syntax.Pos]
+
+    def where(self, key: str) -> syntax.Pos:
+        return self.marks.get(key, self.pos)
+
+
 @dataclass(frozen=True)
-class Example:
+class Example(_Parts):
     """A rule test: inputs, scripted dice or exact odds, and what must come out."""
 
     name: str
@@ -179,12 +211,9 @@ class Example:
     # Positions of parts of the example, keyed like "inputs.zones", "expect", "odds.0".
     marks: Mapping[str, syntax.Pos] = field(default_factory=frozen_mapping)
 
-    def where(self, key: str) -> syntax.Pos:
-        return self.marks.get(key, self.pos)
-
 
 @dataclass(frozen=True)
-class Aid:
+class Aid(_Parts):
     """A heat map of the player aid (``aids:``), as written; ``aid`` checks and draws it."""
 
     title: str
@@ -192,9 +221,6 @@ class Aid:
     pos: syntax.Pos
     # Positions of its parts, keyed like "rows.over", "inputs.attacker", "show.mean".
     marks: Mapping[str, syntax.Pos] = field(default_factory=frozen_mapping)
-
-    def where(self, key: str) -> syntax.Pos:
-        return self.marks.get(key, self.pos)
 
 
 @dataclass(frozen=True)
@@ -208,7 +234,7 @@ class Ruleset:
     description: str
     path: str
     constants: Mapping[str, Constant] = field(default_factory=frozen_mapping)
-    types: Mapping[str, RecordType] = field(default_factory=frozen_mapping)
+    types: Mapping[str, Type] = field(default_factory=frozen_mapping)  # records and named types (a shared enum)
     tables: Mapping[str, Table] = field(default_factory=frozen_mapping)
     modifiers: Mapping[str, ModifierList] = field(default_factory=frozen_mapping)
     procedures: Mapping[str, Procedure] = field(default_factory=frozen_mapping)

@@ -92,7 +92,7 @@ def _inline_refs(schema: dict) -> dict:
 
 
 def _describe_path(path) -> str:
-    parts = []
+    parts: list[str] = []
     for part in path:
         parts.append(f"[{part}]" if isinstance(part, int) else ("." if parts else "") + str(part))
     return "".join(parts) or "the document"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # Positions live with the errors: a checked ruleset needs them, not the syntax tree (see cache.py).
-from .errors import Pos as Pos
+from .errors import Pos
 
 # ---- expressions -----------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 from .load_limits import LoadLimits, OverLimit
@@ -165,15 +166,25 @@ def place(axis: Axis, key: Any, what: str) -> Placement:
     if isinstance(key, Fraction) or (ratios and isinstance(key, int)):
         return _place_ratio(axis, ratios, Fraction(key), what)
     if isinstance(key, str):
-        fallback = None
-        for index, heading in enumerate(axis.headings):
-            if heading.holds_category(key):
-                return Placement(index)
-            if heading.otherwise:
-                fallback = index
-        if fallback is not None:
-            return Placement(fallback)
-        raise OffTable(f"no {what} heading '{key}' in {axis.name!r} (headings: {', '.join(axis.labels())})")
+        return _place_category(axis, key, what)
+    return _place_number(axis, key, what)
+
+
+def _place_category(axis: Axis, key: str, what: str) -> Placement:
+    """The heading naming ``key``, else the one that says otherwise."""
+    fallback = None
+    for index, heading in enumerate(axis.headings):
+        if heading.holds_category(key):
+            return Placement(index)
+        if heading.otherwise:
+            fallback = index
+    if fallback is not None:
+        return Placement(fallback)
+    raise OffTable(f"no {what} heading '{key}' in {axis.name!r} (headings: {', '.join(axis.labels())})")
+
+
+def _place_number(axis: Axis, key: int, what: str) -> Placement:
+    """The numeric heading holding ``key``; off the ends, the first or last when the axis clamps."""
     numeric = [(i, h) for i, h in enumerate(axis.headings) if h.numeric]
     for index, heading in numeric:
         if heading.holds_number(key):
@@ -199,7 +210,7 @@ def _place_ratio(axis: Axis, ratios: list[tuple[int, Heading]], key: Fraction, w
     """
     if not ratios:
         raise OffTable(f"{what} {axis.name!r} has no odds columns for the ratio {show_ratio(key)}")
-    below = [(i, h) for i, h in ratios if h.ratio <= key]
+    below = [(i, h) for i, h in ratios if h.ratio is not None and h.ratio <= key]  # every one has a ratio
     if below:
         return Placement(below[-1][0])
     first_index, first = ratios[0]
@@ -295,7 +306,7 @@ def coverage_problems(headings: tuple[Heading, ...] | list[Heading]) -> list[tup
     """
     problems: list[tuple[int, str]] = []
     numeric = [h for h in headings if h.numeric]
-    for index, (before, after) in enumerate(zip(numeric, numeric[1:]), start=1):
+    for index, (before, after) in enumerate(pairwise(numeric), start=1):
         if before.high is None or after.low is None:
             problems.append((index, f"headings {before.label!r} and {after.label!r} overlap (an open end may only stand at the edge)"))
         elif after.low <= before.high:

@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 import yaml
 from yaml.reader import ReaderError
@@ -55,7 +56,9 @@ class LoadedYaml:
     """The data of one YAML file plus the positions of its keys and values."""
 
     source: Source
-    data: object
+    # What the file holds: mappings, lists and scalars as YAML read them, of no static type until the
+    # schema has checked them (the builder reads them after that).
+    data: Any
     value_marks: Mapping[tuple, Mark]
     key_marks: Mapping[tuple, Mark]
     styles: Mapping[tuple, str]
@@ -146,8 +149,9 @@ def _resolve_plain(text: str, limits: LoadLimits) -> tuple[object, str | None]:
     if len(text) > _LONGEST_NUMBER and text[0] in "+-.0123456789" and not _DIGITS.fullmatch(text):
         return text, f"plain value {_show(text)} starts like a number but is {len(text)} characters long (a number has at most {_LONGEST_NUMBER}): quote it if it is text"
     ambiguous = _AMBIGUOUS.fullmatch(text)
-    if ambiguous or _is_base60(text):
-        reading = _AMBIGUOUS_READINGS[int(ambiguous.lastgroup[1:])][1] if ambiguous else "YAML 1.1 reads it as a base-60 number"
+    group = ambiguous.lastgroup if ambiguous else None  # each alternative is a named group, a{index}
+    if group is not None or _is_base60(text):
+        reading = _AMBIGUOUS_READINGS[int(group[1:])][1] if group is not None else "YAML 1.1 reads it as a base-60 number"
         return text, f"ambiguous plain value {_show(text)} ({reading}): quote it"
     if text in _NULLS:
         return None, None
@@ -187,6 +191,10 @@ class _Builder:
     def __init__(self, source: Source, limits: LoadLimits, nodes_before: int = 0) -> None:
         self.source, self.limits = source, limits
         self.nodes_before = nodes_before
+        self._start()
+
+    def _start(self) -> None:
+        """Nothing read yet: no diagnostics, data, marks or values counted."""
         self.diags = DiagnosticList()
         self.stack: list[_Frame] = []
         self.root: object = None
@@ -194,7 +202,7 @@ class _Builder:
         self.key_marks: dict[tuple, Mark] = {}
         self.styles: dict[tuple, str] = {}
         self.documents = 0
-        self.nodes = nodes_before
+        self.nodes = self.nodes_before
 
     def error(self, mark: Mark, message: str) -> None:
         self.diags.add(self.source.diagnostic(mark.line, mark.column, message))
@@ -214,7 +222,7 @@ class _Builder:
                         # scanning, far past this reader's own limit: read again with PyYAML's own
                         # parser, which hands over events as it goes, to stop at the right place
                         events.close()
-                        self.__init__(self.source, self.limits, self.nodes_before)
+                        self._start()
                         return self.run(yaml.SafeLoader)
                     return self.yaml_error(exc, loader)
                 except UnicodeEncodeError as exc:  # libyaml: lone surrogates
@@ -259,12 +267,32 @@ class _Builder:
             return self.documents == 1
         if not isinstance(event, yaml.NodeEvent):
             return True  # stream start/end, document end
+        return self.node(event)
+
+    def node(self, event: yaml.NodeEvent) -> bool:
+        """A scalar, an alias or the start of a collection: counted, checked and attached (or taken as a key)."""
         mark = _yaml_mark(event.start_mark)
         self.nodes += 1
         if self.nodes > self.limits.max_nodes:
             together = " in all the files of a ruleset" if self.nodes_before else ""
             self.error(mark, f"too many values: the limit is {self.limits.max_nodes}{together}")
             return False
+        self.refuse_anchor_and_tag(event, mark)
+        top = self.stack[-1] if self.stack else None
+        # the mapping whose key this node is, if it is one
+        key_of = top if top is not None and isinstance(top.container, dict) and not top.has_key else None
+        if isinstance(event, yaml.ScalarEvent):
+            self.scalar_node(event, key_of, mark)
+        elif isinstance(event, yaml.AliasEvent):
+            if key_of is not None:
+                self.take_key(key_of, None, mark)
+            else:
+                self.attach(None, mark)
+        else:
+            return self.open_collection(event, key_of, mark)
+        return True
+
+    def refuse_anchor_and_tag(self, event: yaml.NodeEvent, mark: Mark) -> None:
         if event.anchor is not None:
             found = f"alias '*{event.anchor}'" if isinstance(event, yaml.AliasEvent) else f"anchor '&{event.anchor}'"
             self.error(mark, f"anchors and aliases are not allowed (found {found}); use extends: to reuse a ruleset")
@@ -272,33 +300,29 @@ class _Builder:
         if tag is not None:
             shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
             self.error(mark, f"tags are not allowed (found {shown!r})")
-        top = self.stack[-1] if self.stack else None
-        as_key = top is not None and isinstance(top.container, dict) and not top.has_key
-        if isinstance(event, yaml.ScalarEvent):
-            if as_key:
-                self.take_key(top, self.key_text(event, mark), mark)
-                return True
-            path = self.attach(self.scalar(event, mark), mark)
-            if path is not None:
-                self.styles[path] = event.style or "plain"
-        elif isinstance(event, yaml.AliasEvent):
-            if as_key:
-                self.take_key(top, None, mark)
-            else:
-                self.attach(None, mark)
+
+    def scalar_node(self, event: yaml.ScalarEvent, key_of: _Frame | None, mark: Mark) -> None:
+        if key_of is not None:
+            self.take_key(key_of, self.key_text(event, mark), mark)
+            return
+        path = self.attach(self.scalar(event, mark), mark)
+        if path is not None:
+            self.styles[path] = event.style or "plain"
+
+    def open_collection(self, event: yaml.NodeEvent, key_of: _Frame | None, mark: Mark) -> bool:
+        """A mapping or sequence starts: a frame on the stack, unless too deep (False: stop reading)."""
+        if len(self.stack) >= self.limits.max_depth:
+            self.error(mark, f"nesting deeper than {self.limits.max_depth} levels is not allowed")
+            return False
+        container: dict | list = {} if isinstance(event, yaml.MappingStartEvent) else []
+        path: tuple | None = None
+        if key_of is not None:
+            kind = "a mapping" if isinstance(container, dict) else "a sequence"
+            self.error(mark, f"keys must be strings, not {kind}")
+            self.take_key(key_of, None, mark)
         else:
-            if len(self.stack) >= self.limits.max_depth:
-                self.error(mark, f"nesting deeper than {self.limits.max_depth} levels is not allowed")
-                return False
-            container: dict | list = {} if isinstance(event, yaml.MappingStartEvent) else []
-            if as_key:
-                kind = "a mapping" if isinstance(container, dict) else "a sequence"
-                self.error(mark, f"keys must be strings, not {kind}")
-                self.take_key(top, None, mark)
-                path = None
-            else:
-                path = self.attach(container, mark)
-            self.stack.append(_Frame(container, path))
+            path = self.attach(container, mark)
+        self.stack.append(_Frame(container, path))
         return True
 
     def scalar(self, event: yaml.ScalarEvent, mark: Mark) -> object:
@@ -346,6 +370,7 @@ class _Builder:
 
     def attach(self, value: object, mark: Mark) -> tuple | None:
         """Store a new node in its parent; return its path (None if discarded)."""
+        path: tuple | None
         if not self.stack:
             self.root, path = value, ()
         else:

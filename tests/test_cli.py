@@ -384,7 +384,7 @@ def installed_wartable() -> Path:
 
 
 def subprocess_run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60)
+    return subprocess.run(command, check=False, cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
 def test_console_script_run(tmp_path):

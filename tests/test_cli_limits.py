@@ -97,7 +97,7 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
     try:
         time.sleep(2.0)  # past start-up, inside the computation
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
+        _out, err = process.communicate(timeout=30)
     finally:
         process.kill()
     assert process.returncode == 130, err
@@ -137,7 +137,7 @@ def test_exact_odds_show_progress_on_a_terminal_and_stop_at_the_timeout(tmp_path
 
 
 def test_exact_odds_show_no_progress_when_not_on_a_terminal():
-    code, out, err = run(MINEFIELD + ["--set", "mines=3"])
+    code, _out, err = run(MINEFIELD + ["--set", "mines=3"])
     assert code == 0 and "exact odds:" not in err
 
 

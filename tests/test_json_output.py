@@ -172,7 +172,7 @@ ANNOTATION = re.compile(r"^::error file=([^,:]+),line=(\d+),col=(\d+),title=([^,
 
 
 def test_check_github_annotations(skirmish):
-    code, out, err = run(["check", skirmish, "broken.yaml", "--format", "github"])
+    code, out, _err = run(["check", skirmish, "broken.yaml", "--format", "github"])
     assert code == 1
     annotations = [ANNOTATION.match(line) for line in out.splitlines() if line.startswith("::")]
     assert annotations and all(annotations), out

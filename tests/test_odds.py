@@ -129,7 +129,7 @@ def test_open_choice_gives_one_distribution_per_option(tmp_path):
         outcome miss
       end
 """))
-    results = dict((chosen["stance"], d) for chosen, d in odds_by_choice(ruleset, "duel"))
+    results = {chosen["stance"]: d for chosen, d in odds_by_choice(ruleset, "duel")}
     assert results["bold"].probability("hit") == Fraction(4, 6)  # 3,4,5,6
     assert results["careful"].probability("hit") == Fraction(2, 6)  # 5,6
     out, err = io.StringIO(), io.StringIO()

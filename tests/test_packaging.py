@@ -77,7 +77,7 @@ print(json.dumps({
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> dict:
     where = tmp_path_factory.mktemp("outside")
-    result = subprocess.run([sys.executable, "-I", "-c", PROBE], cwd=where, capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-I", "-c", PROBE], check=False, cwd=where, capture_output=True, text=True, timeout=60)
     found = json.loads(result.stdout) if result.returncode == 0 else None
     # an editable install (or a checkout on the path) imports from outside site-packages
     if found is None or not {"site-packages", "dist-packages"} & set(Path(found["package"]).resolve().parts):
@@ -115,13 +115,13 @@ def test_wheel_metadata(installed):
 def test_installed_command_checks_every_bundled_ruleset_from_anywhere(installed, tmp_path):
     script = Path(sys.executable).parent / "wartable"
     assert script.is_file()
-    result = subprocess.run([str(script), "check", "--json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    result = subprocess.run([str(script), "check", "--json"], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     names = sorted(p.stem for p in (REPO / "rulesdata").glob("*.yaml"))
     assert sorted(entry["ruleset"] for entry in document["rulesets"]) == names
     assert all(Path(entry["path"]).resolve().is_relative_to(installed["root"]) for entry in document["rulesets"])
-    version = subprocess.run([str(script), "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    version = subprocess.run([str(script), "--version"], check=True, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert version.stdout == f"wartable {pyproject_version()}\n"
 
 

@@ -730,7 +730,7 @@ def test_check_command_prints_the_variant_position(ws):
         "  tables:\n"                     # 8
         "    combta: {}\n"                # 9
     ))
-    code, out, err = run_cli("check", path)
+    code, _out, err = run_cli("check", path)
     assert code == 1
     lines = err.splitlines()
     assert lines[0].startswith("v.yaml:9:5: override targets nothing: no table 'combta'")
