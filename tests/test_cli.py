@@ -457,7 +457,7 @@ def test_the_help_imports_no_schema_grammar_or_evaluator(tmp_path):
         "import sys, io, contextlib\nfrom interpreter.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    main(['--help'])\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'lark', 'yaml', 'dataclasses', 'typing')"
-        " or m in ('interpreter.evaluator', 'interpreter.compiler')))"
+        " or m in ('interpreter.evaluator', 'interpreter.engine')))"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True, cwd=tmp_path)
     assert done.stdout.strip() == "[]"

@@ -1,0 +1,41 @@
+"""Reading the generated code: a procedure's Python, each statement under a comment naming its ruleset line.
+
+``wartable show RULESET PROCEDURE --code [MODE]`` prints it (the CLI calls
+:func:`show_code`); :func:`procedure_source` gives it to Python callers.
+Every mode is generated fresh into a module of its own, so the text does not
+depend on which modes the ruleset has already compiled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TextIO
+
+from .module import GeneratedModule
+from .program import WRITERS, ProcedureCompiler
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from ..compiled_ruleset import CompiledRuleset
+
+# What --code takes: a mode of ProcedureCode, or all of them.
+MODES = ("all", "exact", "play", "sample", "plain_inputs")
+_WRITER_OF = {"exact": "exact", "play": "play", "sample": "sample", "plain_inputs": "inputs"}
+
+
+def procedure_source(ruleset: CompiledRuleset, name: str, mode: str = "all") -> str:
+    """The generated Python of procedure ``name`` in ``mode`` (one of MODES), written now."""
+    compiler = ProcedureCompiler(GeneratedModule(), ruleset.compiled[name], 0, ruleset.compiled)
+    chosen = [m for m in MODES[1:] if mode in ("all", m)]
+    for each in chosen:
+        WRITERS[_WRITER_OF[each]](compiler)
+    module = compiler.module
+    text = "\n".join(line for function in module.functions for line in function)
+    return text.rstrip("\n") + "\n"
+
+
+def show_code(ruleset: CompiledRuleset, name: str, mode: str, command_line: Any, stdout: TextIO) -> int:
+    """``show --code``: print the generated code of procedure ``name``, or a positioned usage error."""
+    if name not in ruleset.compiled:
+        procedures = ", ".join(sorted(ruleset.compiled)) or "none"
+        raise command_line.error(command_line.find(name), f"--code: ruleset '{ruleset.name}' has no procedure '{name}' (it has: {procedures})")
+    print(procedure_source(ruleset, name, mode), end="", file=stdout)
+    return 0
