@@ -15,7 +15,12 @@ gives a procedure's generated Python with the ruleset lines it came from
 from __future__ import annotations
 
 from .module import literal
-from .program import SHARED_OUTCOMES, ProcedureCode, ProcedureCompiler, compile_procedure
+from .program import (
+    SHARED_OUTCOMES,
+    ProcedureCode,
+    ProcedureCompiler,
+    compile_procedure,
+)
 from .show import MODES, procedure_source, show_code
 
 __all__ = ["MODES", "SHARED_OUTCOMES", "ProcedureCode", "ProcedureCompiler", "compile_procedure", "literal", "procedure_source", "show_code"]

@@ -96,11 +96,11 @@ def direct_call_inputs(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedu
         if how == "arg":
             values.append(argument[part])
         elif how == "check":
-            name, spec = part
-            what, value = f"input '{name}' of {call.procedure}", argument[name]
-            slow = f"COERCED({value}, {c.module.ref(spec.type, 'type')}, {what!r}, {c.pos(call)})"
-            fast = plain_check(c.module, spec.type, value)  # the common case tested in place
-            values.append(slow if fast is None else f"({value} if {fast} else {slow})")
+            input_name, spec = part
+            what, given = f"input '{input_name}' of {call.procedure}", argument[input_name]
+            slow = f"COERCED({given}, {c.module.ref(spec.type, 'type')}, {what!r}, {c.pos(call)})"
+            fast = plain_check(c.module, spec.type, given)  # the common case tested in place
+            values.append(slow if fast is None else f"({given} if {fast} else {slow})")
         else:
             values.append(part)
     return "(" + "".join(value + ", " for value in values) + ")"

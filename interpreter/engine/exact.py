@@ -21,8 +21,28 @@ from ..runtime import dice_distribution
 from .exact_compound import ExactCompound
 from .expressions import Expressions
 from .facts import MAX_INLINE_IFS
-from .folding import chosen_branches, fold_lookup, fold_target, folded_branches_header, folded_lookup_header, roll_checks
-from .frame import Dice, Epilogue, Frame, Layout, LoopExit, LoopRound, Segment, Targets, layout_of, state_key, unpack
+from .folding import (
+    chosen_branches,
+    fold_lookup,
+    fold_target,
+    folded_branches_header,
+    folded_lookup_header,
+    roll_checks,
+)
+from .frame import (
+    Dice,
+    Epilogue,
+    Frame,
+    Layout,
+    LoopExit,
+    LoopRound,
+    Segment,
+    Targets,
+    layout_of,
+    literal_dice,
+    state_key,
+    unpack,
+)
 from .visitor import NodeVisitor
 from .writer import CodeWriter
 
@@ -147,7 +167,7 @@ class ExactWriter:
         roll = next((s for s in seg.statements if type(s) is ir.Roll), None)
         dice = NO_DICE
         if roll is not None:
-            count, sides = roll.count.value, roll.sides.value
+            count, sides = literal_dice(roll)
             dice = Dice((tuple(dice_distribution(count, sides).items()), sides**count))
         if seg.entry:
             self._entry_pass(w, seg, dice)

@@ -22,7 +22,18 @@ from ..limits import STATEMENT_WORK
 from .calls import direct_call_inputs
 from .expressions import Expressions
 from .facts import locals_in
-from .frame import Epilogue, Frame, Layout, LoopExit, LoopRound, Prologue, Segment, layout_of, state_key, unpack
+from .frame import (
+    Epilogue,
+    Frame,
+    Layout,
+    LoopExit,
+    LoopRound,
+    Prologue,
+    Segment,
+    layout_of,
+    state_key,
+    unpack,
+)
 from .visitor import NodeVisitor
 from .writer import CodeWriter
 

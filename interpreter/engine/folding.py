@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import ir
 from .expressions import SIMPLE
+from .frame import literal_dice
 from .sites import column_site, rows_by_key
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -51,26 +52,46 @@ def fold_lookup(facts: Facts, roll: ir.Roll, rest: tuple[Any, ...], faces: Faces
     The die may first be copied into a variable (``let die = 1d6``); neither may be read afterwards.
     Every total must land on a row and the column be a plain value, so the lookup's only possible
     error is its column's, which the first face would meet before any other work."""
-    slots = {roll.slot}
-    at = 0
-    if rest and type(rest[0]) is ir.Assign and type(rest[0].value) is ir.Local and rest[0].value.slot == roll.slot:
-        slots.add(rest[0].slot)
-        at = 1
-    if len(rest) <= at or type(rest[at]) is not ir.Assign or type(rest[at].value) is not ir.Lookup:
+    found = _lookup_reading(facts, roll, rest)
+    if found is None:
         return None
-    target, lookup = rest[at], rest[at].value
-    if type(lookup.row) is not ir.Local or lookup.row.slot not in slots:
-        return None
-    if lookup.table.columns is not None and (type(lookup.column) not in SIMPLE or (lookup.shift is not None and type(lookup.shift) not in SIMPLE)):
-        return None
-    if any(type(e) is ir.Local and e.slot in slots for e in (lookup.column, lookup.shift)):
-        return None
-    if (slots - {target.slot}) & facts.after[id(target)]:
-        return None  # the die is read again later
-    keys = facts.ranges.get(lookup.row.slot)
+    at, lookup = found
+    keys = facts.ranges.get(lookup.row.slot) if type(lookup.row) is ir.Local else None
     by_key = rows_by_key(lookup.table, keys) if keys is not None else None
     if by_key is None or any(total >= len(by_key) or by_key[total] is None for total, _ in faces):
         return None
+    return at, _cells_per_column(by_key, faces)
+
+
+def _lookup_reading(facts: Facts, roll: ir.Roll, rest: tuple[Any, ...]) -> tuple[int, ir.Lookup] | None:
+    """(its position in ``rest``, the lookup) when the statement right after the roll (or after a copy of
+    the die) looks the die up as a row, with a plain column, and nothing reads the die afterwards."""
+    slots = {roll.slot}
+    at = 0
+    first = rest[0] if rest else None
+    if type(first) is ir.Assign and type(first.value) is ir.Local and first.value.slot == roll.slot:
+        slots.add(first.slot)
+        at = 1
+    target = rest[at] if len(rest) > at else None
+    if type(target) is not ir.Assign or type(target.value) is not ir.Lookup:
+        return None
+    lookup = target.value
+    if type(lookup.row) is not ir.Local or lookup.row.slot not in slots or not _plain_column(lookup, slots):
+        return None
+    if (slots - {target.slot}) & facts.after[id(target)]:
+        return None  # the die is read again later
+    return at, lookup
+
+
+def _plain_column(lookup: ir.Lookup, die_slots: set[int]) -> bool:
+    """Whether the lookup's column and shift are plain values (constants, inputs, variables) other than the die."""
+    if lookup.table.columns is not None and (type(lookup.column) not in SIMPLE or (lookup.shift is not None and type(lookup.shift) not in SIMPLE)):
+        return False
+    return not any(type(e) is ir.Local and e.slot in die_slots for e in (lookup.column, lookup.shift))
+
+
+def _cells_per_column(by_key: tuple[Any, ...], faces: Faces) -> tuple[Faces, ...]:
+    """For each column index, the cells the faces reach there, each with its ways (faces reaching a cell summed)."""
     width = len(by_key[faces[0][0]])
     per_column = []
     for column in range(width):
@@ -79,13 +100,13 @@ def fold_lookup(facts: Facts, roll: ir.Roll, rest: tuple[Any, ...], faces: Faces
             cell = by_key[total][column]
             ways[cell] = ways.get(cell, 0) + count
         per_column.append(tuple(ways.items()))
-    return at, tuple(per_column)
+    return tuple(per_column)
 
 
 def roll_checks(c: ProcedureCompiler, w: CodeWriter, roll: ir.Roll, targets: Targets, faces: Faces) -> None:
     """Whether the limits allow the roll, and its faces counted as states (each face is one, folded or not)."""
     pos = c.module.ref(roll.pos, "p")
-    count, sides = roll.count.value, roll.sides.value
+    count, sides = literal_dice(roll)
     # the dice are literal: whether the limits allow them is known once per call
     fits = w.need(f"DOK{count}_{sides}", f"{count} <= rt.limits.max_dice_per_roll and {sides} <= rt.limits.max_faces and {len(faces)} <= rt.limits.max_roll_totals")
     w.line(f"if not {fits}: rt.check_dice({count}, {sides}, {pos}, True)")

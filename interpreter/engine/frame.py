@@ -127,6 +127,15 @@ class LoopRound:
     epilogue: Epilogue
 
 
+def literal_dice(roll: Any) -> tuple[int, int]:
+    """(count, sides) of a roll of literal dice (ir.Roll whose count and sides are ir.Const)."""
+    from .. import ir
+
+    count, sides = roll.count, roll.sides
+    assert type(count) is ir.Const and type(sides) is ir.Const, "only a literal roll is counted when the ruleset loads"
+    return count.value, sides.value
+
+
 class Dice(tuple[tuple[tuple[int, int], ...], int]):
     """A literal roll counted when the ruleset loads: (faces as (total, ways), how many ways in all)."""
 

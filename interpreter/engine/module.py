@@ -100,7 +100,7 @@ class GeneratedModule:
         self.space.update(self.values)
         filename = f"{label[:-1]} #{id(self)}.{len(self.written)}>"
         register_source(self, filename, text)
-        exec(compile(text, filename, "exec"), self.space)  # our own generated source: see the module docstring
+        exec(compile(text, filename, "exec"), self.space)  # noqa: S102 - our own generated source: see the module docstring
         return self.space
 
 

@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from operator import itemgetter
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import ir
 from ..runtime import Run
@@ -72,7 +72,7 @@ class ProcedureCode:
 
     __slots__ = ("_compiler", "_lock", "_outcomes", "_values", "exact", "input_names", "plain_inputs", "play", "procedure", "sample", "sites")
 
-    _MODES = {"exact": "exact", "play": "play", "sample": "sample", "plain_inputs": "inputs"}
+    _MODES: ClassVar[dict[str, str]] = {"exact": "exact", "play": "play", "sample": "sample", "plain_inputs": "inputs"}
 
     def __init__(self, procedure: ir.CheckedProcedure, input_names: tuple[str, ...], sites: tuple, compiler: ProcedureCompiler):
         self.procedure = procedure
@@ -154,7 +154,7 @@ class ProcedureCode:
     def distribution(self, weights: dict, denom: int) -> tuple[tuple, int]:
         """((outcome, probability), ...), most likely first, then by name, then by fields as written; and the total weight."""
         cache = self._outcomes
-        rows = []
+        rows: list[tuple[Any, ...]] = []
         total = 0
         for key, weight in weights.items():
             if weight:
@@ -169,8 +169,9 @@ class ProcedureCode:
             weight = -row[0]
             divisor = gcd(weight, denom)
             probability = new(Fraction)
-            probability._numerator = weight // divisor
-            probability._denominator = denom // divisor
+            # made without Fraction.__new__ (its gcd again, its checks): the fields it would set, already reduced
+            probability._numerator = weight // divisor  # type: ignore[attr-defined]  # Fraction's own private field
+            probability._denominator = denom // divisor  # type: ignore[attr-defined]
             outcomes.append((row[4], probability))
         return tuple(outcomes), total
 

@@ -8,20 +8,17 @@ depend on which modes the ruleset has already compiled.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from .module import GeneratedModule
 from .program import WRITERS, ProcedureCompiler
-
-if TYPE_CHECKING:  # pragma: no cover - types only
-    from ..compiled_ruleset import CompiledRuleset
 
 # What --code takes: a mode of ProcedureCode, or all of them.
 MODES = ("all", "exact", "play", "sample", "plain_inputs")
 _WRITER_OF = {"exact": "exact", "play": "play", "sample": "sample", "plain_inputs": "inputs"}
 
 
-def procedure_source(ruleset: CompiledRuleset, name: str, mode: str = "all") -> str:
+def procedure_source(ruleset: Any, name: str, mode: str = "all") -> str:
     """The generated Python of procedure ``name`` in ``mode`` (one of MODES), written now."""
     compiler = ProcedureCompiler(GeneratedModule(), ruleset.compiled[name], 0, ruleset.compiled)
     chosen = [m for m in MODES[1:] if mode in ("all", m)]
@@ -32,7 +29,7 @@ def procedure_source(ruleset: CompiledRuleset, name: str, mode: str = "all") -> 
     return text.rstrip("\n") + "\n"
 
 
-def show_code(ruleset: CompiledRuleset, name: str, mode: str, command_line: Any, stdout: TextIO) -> int:
+def show_code(ruleset: Any, name: str, mode: str, command_line: Any, stdout: TextIO) -> int:
     """``show --code``: print the generated code of procedure ``name``, or a positioned usage error."""
     if name not in ruleset.compiled:
         procedures = ", ".join(sorted(ruleset.compiled)) or "none"

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..tables import OffTable
+from ..tables import OffTable, Table
 from ..tables import lookup as table_lookup
 
 
-def lookup_site(table, pos) -> Callable:
+def lookup_site(table: Table, pos: Any) -> Callable[[Any, Any, Any], Any]:
     """A table lookup at one place in a procedure: precomputed rows and columns, the general rule otherwise."""
     from ..runtime import off_table
 
@@ -27,14 +27,14 @@ def lookup_site(table, pos) -> Callable:
     cells = table.cells
     clamp = table.columns is not None and table.columns.edge == "clamp"
 
-    def slow(row, column, shift):
+    def slow(row: Any, column: Any, shift: Any) -> Any:
         try:
             return table_lookup(table, row, column, shift).value
         except OffTable as error:
             off_table(table, pos, error.message)
 
     if table.columns is None:
-        def site(row, column, shift):
+        def row_site(row: Any, column: Any, shift: Any) -> Any:
             kind = type(row)
             if kind is int:
                 r = rows_int.get(row)
@@ -46,9 +46,9 @@ def lookup_site(table, pos) -> Callable:
                 return slow(row, column, shift)
             return cells[r][0]
 
-        return site
+        return row_site
 
-    def site(row, column, shift):
+    def site(row: Any, column: Any, shift: Any) -> Any:
         kind = type(row)
         if kind is int:
             r = rows_int.get(row)
@@ -75,14 +75,14 @@ def lookup_site(table, pos) -> Callable:
     return site
 
 
-def rows_by_key(table, keys: tuple[int, int]) -> tuple | None:
+def rows_by_key(table: Table, keys: tuple[int, int]) -> tuple[Any, ...] | None:
     """Each row's cells by key, for every integer key from 0 to the last of ``keys``; None unless each key in range lands on a row."""
     low, high = keys
     if high > 4096 or low < 0 or any(h.ratio is not None for h in table.rows.headings):
         return None
     from ..tables import place
 
-    by_key: list = [None] * (high + 1)
+    by_key: list[Any] = [None] * (high + 1)
     for key in range(low, high + 1):
         try:
             by_key[key] = table.cells[place(table.rows, key, "row").index]
@@ -91,17 +91,18 @@ def rows_by_key(table, keys: tuple[int, int]) -> tuple | None:
     return tuple(by_key)
 
 
-def column_site(table, pos) -> Callable:
+def column_site(table: Table, pos: Any) -> Callable[[Any, Any], int]:
     """Where a column key and a shift land (a column index), as ``tables.lookup`` finds it; its errors too."""
     from ..runtime import off_table
     from ..tables import place
     from ..tables import shift as shift_column
 
-    _, _, _, columns_int, columns_str, columns_default, width = table_index(table)
-    clamp = table.columns.edge == "clamp"
     axis = table.columns
+    assert axis is not None, "a column site is made only for a table with columns"
+    _, _, _, columns_int, columns_str, columns_default, width = table_index(table)
+    clamp = axis.edge == "clamp"
 
-    def column_index(column, shift):
+    def column_index(column: Any, shift: Any) -> int:
         kind = type(column)
         if kind is int:
             c = columns_int.get(column)
@@ -116,22 +117,24 @@ def column_site(table, pos) -> Callable:
             if clamp:
                 return 0 if c < 0 else width - 1
         try:
-            return shift_column(axis, place(axis, column, "column"), shift).index
+            index: int = shift_column(axis, place(axis, column, "column"), shift).index
         except OffTable as error:
-            off_table(table, pos, error.message)
+            off_table(table, pos, error.message)  # raises
+            raise  # pragma: no cover - off_table always raises
+        return index
 
     return column_index
 
 
-def table_index(table) -> tuple:
+def table_index(table: Table) -> tuple[Any, ...]:
     """Where plain keys land, computed once per table: ints and categories to heading indexes."""
     from ..tables import place
 
-    def axis_maps(axis):
+    def axis_maps(axis: Any) -> tuple[dict[int, int], dict[str, int], int | None]:
         if axis is None:
             return {}, {}, None
-        numbers: dict = {}
-        words: dict = {}
+        numbers: dict[int, int] = {}
+        words: dict[str, int] = {}
         default = None
         if not any(h.ratio is not None for h in axis.headings):
             bounds = [b for h in axis.headings if h.numeric for b in (h.low, h.high) if b is not None]

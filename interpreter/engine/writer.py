@@ -18,18 +18,20 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - types only
-    from ..errors import Pos
     from .module import GeneratedModule
 
 INDENT = "    "
 COMMENT_WIDTH = 100  # characters of a ruleset line shown in a comment
 
 
-def source_comment(pos: Pos) -> str:
-    """``# 'eto.yaml:123  roll 2d6'``: where a generated statement comes from, as one repr()'d string."""
+def source_comment(pos: Any) -> str:
+    """``# 'eto.yaml:123  roll 2d6'``: where a generated statement comes from, as one repr()'d string.
+
+    ``pos`` is an :class:`errors.Pos` (typed Any: Pos sets its fields through
+    ``object.__setattr__``, so mypy does not see them)."""
     source = pos.source
     text = " ".join(source.line_text(pos.line).split())
     if len(text) > COMMENT_WIDTH:
@@ -68,7 +70,7 @@ class CodeWriter:
         self.lines.append(INDENT * self.indent + text)
         self._code_lines += 1
 
-    def comment(self, pos: Pos | None) -> None:
+    def comment(self, pos: Any) -> None:
         """Where the statement written next comes from (nothing at run time: a comment)."""
         if pos is not None:
             self.lines.append(INDENT * self.indent + source_comment(pos))
