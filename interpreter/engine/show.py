@@ -30,7 +30,15 @@ def procedure_source(ruleset: Any, name: str, mode: str = "all") -> str:
 
 
 def show_code(ruleset: Any, name: str, mode: str, command_line: Any, stdout: TextIO) -> int:
-    """``show --code``: print the generated code of procedure ``name``, or a positioned usage error."""
+    """``show RULESET PROCEDURE --code [MODE]``: print the generated code of procedure ``name``.
+
+    A mode or a name it does not know is a usage error pointing at that
+    argument (``command_line`` is the CLI's :class:`cli.CommandLine`).
+    """
+    if mode not in MODES:
+        index = command_line.find(mode, "--code")
+        offset = command_line.offset_in(index, mode) if index is not None else 0
+        raise command_line.error(index, f"--code: no mode '{mode}' (choose from {', '.join(MODES[1:])}, or give none for all)", offset)
     if name not in ruleset.compiled:
         procedures = ", ".join(sorted(ruleset.compiled)) or "none"
         raise command_line.error(command_line.find(name), f"--code: ruleset '{ruleset.name}' has no procedure '{name}' (it has: {procedures})")
