@@ -121,23 +121,23 @@ def folded_branches_header(c: ProcedureCompiler, w: CodeWriter, roll: ir.Roll, t
     number, ``c`` its ways), in which the branch and what follows run once a branch."""
     slot = f"v{roll.slot}"
     groups = w.temp("G")
+
+    def count_per_branch() -> None:
+        w.line(f"{groups} = {{}}")
+        with w.block(f"for {slot}, c in {c.module.ref(faces, 'faces')}:"):
+            for number, (condition, _) in enumerate(target.branches):
+                w.line(f"{'if' if number == 0 else 'elif'} {once(condition)}: {groups}[{number}] = {groups}.get({number}, 0) + c")
+            otherwise = len(target.branches)
+            w.line(f"else: {groups}[{otherwise}] = {groups}.get({otherwise}, 0) + c")
+
     # conditions that read nothing of the state but the die (inputs, constants): counted once a call
     if all(c.facts.uses(condition) <= {roll.slot} for condition, _ in target.branches):
         w.need(groups, "UNSET")
         with w.block(f"if {groups} is UNSET:"):
-            _count_branches(c, w, slot, groups, target, once, faces)
+            count_per_branch()
     else:
-        _count_branches(c, w, slot, groups, target, once, faces)
+        count_per_branch()
     return f"for {slot}, c in {groups}.items():"
-
-
-def _count_branches(c: ProcedureCompiler, w: CodeWriter, slot: str, groups: str, target: ir.If, once: Expressions, faces: Faces) -> None:
-    w.line(f"{groups} = {{}}")
-    with w.block(f"for {slot}, c in {c.module.ref(faces, 'faces')}:"):
-        for number, (condition, _) in enumerate(target.branches):
-            w.line(f"{'if' if number == 0 else 'elif'} {once(condition)}: {groups}[{number}] = {groups}.get({number}, 0) + c")
-        otherwise = len(target.branches)
-        w.line(f"else: {groups}[{otherwise}] = {groups}.get({otherwise}, 0) + c")
 
 
 def folded_lookup_header(c: ProcedureCompiler, w: CodeWriter, target: ir.Assign, per_column: tuple[Faces, ...], once: Expressions) -> str:
