@@ -31,7 +31,6 @@ from .folding import (
 )
 from .frame import (
     Dice,
-    Epilogue,
     Frame,
     Layout,
     LoopExit,
@@ -358,5 +357,3 @@ class ExactStraight(NodeVisitor):
             all_end = self.branch(w, s.otherwise, expressions, frame) and all_end
         return all_end
 
-
-__all__ = ["MAX_INLINE_IFS", "Epilogue", "ExactWriter", "write_exact"]
