@@ -137,6 +137,8 @@ def _show_options(show: argparse.ArgumentParser) -> None:
     show.add_argument("ruleset", metavar="RULESET")
     show.add_argument("name", metavar="TABLE")
     show.add_argument("--provenance", action="store_true", help="the file and line each row's cells come from")
+    show.add_argument("--code", nargs="?", const="all", metavar="MODE",
+                      help="a procedure's generated Python, each statement under its ruleset line (MODE: exact, play, sample or plain_inputs; default all)")
     _add_json_option(show)
 
 
@@ -532,6 +534,10 @@ def _show(args, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> in
     from .render import text_modifiers, text_procedure, text_table
 
     ruleset = _load(args.ruleset, command_line, args)
+    if args.code is not None:
+        from .engine import show_code
+
+        return show_code(ruleset, args.name, args.code, command_line, stdout)
     if args.name in ruleset.tables:
         document, text = results.table_doc(ruleset.tables[args.name], provenance=args.provenance), text_table
     elif args.name in ruleset.modifiers:

@@ -49,7 +49,7 @@ class CompiledRuleset:
         raise FrozenInstanceError(f"cannot delete field {name!r}: a compiled ruleset is immutable")
 
     def program(self, name: str):
-        """The generated code of procedure ``name`` (:class:`compiler.ProcedureCode`).
+        """The generated code of procedure ``name`` (:class:`engine.ProcedureCode`).
 
         Each procedure is compiled once, the first time it is run, and kept:
         a ruleset with many procedures loads without compiling those a
@@ -60,7 +60,7 @@ class CompiledRuleset:
             with self._lock:
                 code = self._code.get(name)
                 if code is None:
-                    from .compiler import compile_procedure
+                    from .engine import compile_procedure
 
                     code = compile_procedure(self.compiled[name], self.compiled)
                     self._code[name] = code

@@ -457,7 +457,36 @@ def test_the_help_imports_no_schema_grammar_or_evaluator(tmp_path):
         "import sys, io, contextlib\nfrom interpreter.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    main(['--help'])\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'lark', 'yaml', 'dataclasses', 'typing')"
-        " or m in ('interpreter.evaluator', 'interpreter.compiler')))"
+        " or m in ('interpreter.evaluator', 'interpreter.engine')))"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True, cwd=tmp_path)
     assert done.stdout.strip() == "[]"
+
+
+def test_console_script_shows_a_procedures_generated_code_under_its_ruleset_lines(tmp_path):
+    done = subprocess_run([str(installed_wartable()), "show", "eto", "interception", "--code", "play"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("def y0_"), done.stdout[:200]  # the play function only
+    assert "\ndef e0_" not in done.stdout and "\ndef m0_" not in done.stdout
+    # eto.yaml line 129 rolls the die; its comment stands above the code that rolls it
+    lines = done.stdout.splitlines()
+    at = lines.index("    # 'eto.yaml:129  let die = 1d6'")
+    assert "R(6)" in "\n".join(lines[at:at + 4])
+    compile(done.stdout, "<shown>", "exec")  # what is shown is the Python that runs
+
+
+def test_show_code_of_every_mode_by_default():
+    code, out, err = run(["show", "eto", "interception", "--code"])
+    assert code == 0, err
+    # exact (e), play (y), sample (m), the plain-inputs check (a): one entry function each
+    assert [line.split("_")[0] for line in out.splitlines() if line.startswith("def ") and line[5] == "0"] == ["def e0", "def y0", "def m0", "def a0"]
+
+
+def test_show_code_of_a_misspelt_procedure_is_a_positioned_usage_error():
+    assert_usage_error(["show", "eto", "intercepton", "--code"], 19, "wartable show eto intercepton --code",
+                       "--code: ruleset 'eto' has no procedure 'intercepton' (it has: interception, withdrawal)")
+
+
+def test_show_code_of_an_unknown_mode_points_at_the_mode():
+    # "wartable show eto interception --code=fast": the mode starts at column 32 + len("--code=") = 39
+    assert_usage_error(["show", "eto", "interception", "--code=fast"], 39, "wartable show eto interception --code=fast", "--code: no mode 'fast'")

@@ -1,7 +1,7 @@
 """Exact odds count a die's faces per branch when the die only chooses a branch of the `if` after it.
 
 The compiled engine then runs the rest of the pass once a branch instead of once a face
-(compiler: _fold_target).  Every value is counted by hand in a comment; the reference
+(engine.folding: fold_target).  Every value is counted by hand in a comment; the reference
 evaluator, which never folds, must agree exactly, and so must a die that cannot be folded.
 """
 
@@ -120,7 +120,7 @@ def test_a_condition_that_fails_on_one_face(rules, engine):
         odds(rules, "divides", engine=engine)
 
 
-# ---- a die read only as a table's row: faces counted per cell (compiler: _fold_lookup) ----------------------------
+# ---- a die read only as a table's row: faces counted per cell (engine.folding: fold_lookup) ----------------------------
 
 CRT = """
 tables:

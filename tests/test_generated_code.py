@@ -1,6 +1,6 @@
 """Generated code is readable where it matters: an internal error inside it shows its line.
 
-Procedures compile to Python functions (``interpreter.compiler``).  A bug of
+Procedures compile to Python functions (``interpreter.engine``).  A bug of
 the compiler or the runtime surfaces as a traceback through that code; its
 lines are registered with ``linecache`` so the traceback prints them instead
 of blanks, for as long as the compiled procedure lives.

@@ -1,7 +1,7 @@
 """Exact odds spread every state over the values of a resolved procedure or a roll counted at run time.
 
 A state that keeps all it had and adds the new value becomes one new state per value, so the
-compiled engine stores those without looking them up (compiler: _exact_spread); a state that
+compiled engine stores those without looking them up (engine.exact_compound: ExactCompound._spread); a state that
 loses a variable at the spread (read only as an argument) must still be merged with the states
 it now equals.  Every value is counted by hand in a comment; the reference evaluator agrees.
 """

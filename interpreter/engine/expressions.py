@@ -1,0 +1,270 @@
+"""Python expression source for IR expressions: one ``visit_<Kind>`` per expression node.
+
+An expression that cannot fail is written as Python; one that can goes
+through a helper of :mod:`interpreter.runtime` (same message, same
+position as the evaluator), with the common case tested in place
+(``walrus``: assignment expressions are allowed there, which they are not
+in a comprehension's iterable).  Deep expressions become functions of their
+own (Python limits how deeply an expression nests), and costly values that
+a loop does not change are computed once, on first use (``hoist``).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .. import ir
+from ..runtime import make_guard, overflow
+from .facts import locals_in
+from .module import literal
+from .sites import column_site, lookup_site, rows_by_key
+from .visitor import NodeVisitor
+from .writer import CodeWriter
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from .program import ProcedureCompiler
+
+MAX_EXPRESSION_DEPTH = 20  # procedure-language expression levels before a helper function
+
+SIMPLE = (ir.Const, ir.Local, ir.InputRef)  # read without work: never hoisted, never outlined
+
+# Worth computing once for a loop when they read nothing the loop changes.
+COSTLY = (ir.Field, ir.Index, ir.CallFunction, ir.Aggregate, ir.Lookup, ir.ModifierSum, ir.Range, ir.ListOf, ir.Guard)
+
+_COMPARISON = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}
+
+
+class Expressions(NodeVisitor):
+    """Python expression source for IR expressions, in one function being written.
+
+    Inside a loop (Monte Carlo trials, a roll's faces): costly values that
+    read only inputs, constants and variables the loop does not change
+    (``stable``) are computed once, on first use (so that an error is still
+    raised where the evaluator raises it), into a local named in ``hoist``
+    (node id -> name); the loop's writer sets those locals to UNSET before it.
+    """
+
+    covers = ir.EXPRESSIONS
+
+    def __init__(self, compiler: ProcedureCompiler, writer: CodeWriter, hoist: dict[Any, str] | None = None,
+                 stable: Callable[[int], bool] | None = None) -> None:
+        self.c = compiler
+        self.w = writer
+        self.module = compiler.module
+        self.hoist = hoist
+        self.stable = stable
+
+    def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
+        return self.expr(expr, walrus, depth)
+
+    def expr(self, e: Any, walrus: bool, depth: int) -> str:
+        if depth >= MAX_EXPRESSION_DEPTH and type(e) not in SIMPLE:
+            return self._outlined(e)
+        if self.hoist is not None and walrus and self.stable is not None and invariant(e, self.stable):
+            return self._hoisted(id(e), self.visit(e, walrus, depth + 1))
+        return self.visit(e, walrus, depth)
+
+    def visit(self, e: Any, walrus: bool, depth: int) -> str:
+        text: str = self.visitors[type(e)](self, e, walrus, depth)
+        return text
+
+    def pos(self, node: Any) -> str:
+        return self.module.ref(node.pos, "p")
+
+    def budget(self) -> str:
+        return self.w.need("BUD", "rt.budget")
+
+    # ---- leaves
+
+    def visit_Const(self, e: ir.Const, walrus: bool, depth: int) -> str:
+        text = literal(e.value)
+        return text if text is not None else self.module.ref(e.value)
+
+    def visit_Local(self, e: ir.Local, walrus: bool, depth: int) -> str:
+        return f"v{e.slot}"
+
+    def visit_InputRef(self, e: ir.InputRef, walrus: bool, depth: int) -> str:
+        return self.c.input_local(self.w, e.name)
+
+    # ---- values built, checked, read
+
+    def visit_ListOf(self, e: ir.ListOf, walrus: bool, depth: int) -> str:
+        items = [self.expr(item, walrus, depth + 1) for item in e.items]
+        inner = f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+        return f"{self.budget()}.check_value({inner}, {self.pos(e)})"
+
+    def visit_Guard(self, e: ir.Guard, walrus: bool, depth: int) -> str:
+        guard = self.module.ref(make_guard(e.pos, e.expected, e.what), "g")
+        return f"{guard}({self.expr(e.value, walrus, depth + 1)})"
+
+    def visit_Canonical(self, e: ir.Canonical, walrus: bool, depth: int) -> str:
+        return f"CANON({self.expr(e.value, walrus, depth + 1)})"
+
+    def visit_Field(self, e: ir.Field, walrus: bool, depth: int) -> str:
+        subject, pos = self.expr(e.subject, walrus, depth + 1), self.pos(e)
+        if not walrus:
+            return f"FLD({subject}, {e.name!r}, {pos})"
+        # a record's field straight from its dictionary (made by FLD on first use); anything else through FLD
+        s_, f_, v_ = self.w.temp("fs"), self.w.temp("fd"), self.w.temp("fv")
+        # and a resolved outcome's from its own (OutcomeValue._by_name, made by FLD on first use)
+        return (f"({v_} if type({s_} := {subject}) is REC and ({f_} := {s_}._fields) is not None "
+                f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
+                f"else {v_} if type({s_}) is OUT and ({f_} := {s_}._by_name) is not None "
+                f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
+                f"else FLD({s_}, {e.name!r}, {pos}))")
+
+    def visit_Index(self, e: ir.Index, walrus: bool, depth: int) -> str:
+        subject, position, pos = self.expr(e.subject, walrus, depth + 1), self.expr(e.index, walrus, depth + 1), self.pos(e)
+        if walrus and subject.isidentifier():
+            # a variable's item read in place when the position is inside the list (subject first, as in
+            # IDX: reading a variable cannot fail); anything else through IDX, which words the error
+            at = self.w.temp("ix")
+            return f"({subject}[{at} - 1] if 0 < ({at} := {position}) <= len({subject}) else IDX({subject}, {at}, {pos}))"
+        return f"IDX({subject}, {position}, {pos})"
+
+    # ---- operators
+
+    def visit_Negate(self, e: ir.Negate, walrus: bool, depth: int) -> str:
+        return f"(-{self.expr(e.operand, walrus, depth + 1)})"
+
+    def visit_Not(self, e: ir.Not, walrus: bool, depth: int) -> str:
+        return f"(not {self.expr(e.operand, walrus, depth + 1)})"
+
+    def visit_Arithmetic(self, e: ir.Arithmetic, walrus: bool, depth: int) -> str:
+        pos = self.pos(e)
+        left = self.expr(e.left, walrus, depth + 1)
+        right = self.expr(e.right, walrus, depth + 1)
+        if e.op in ("//", "%"):
+            if type(e.right) is ir.Const and type(e.right.value) is int and e.right.value != 0:
+                return f"({left} {e.op} {right})"
+            return f"DIV({pos}, {left}, {e.op!r}, {right})"
+        low, high = self.w.need("LO", "rt.int_low"), self.w.need("HI", "rt.int_high")
+        if not walrus:
+            return f"{self.module.ref(CHECKED_ARITHMETIC[e.op], 'ar')}(rt, {pos}, {left}, {right})"
+        t = self.w.temp()
+        if type(e.left) in SIMPLE and type(e.right) in SIMPLE:
+            return f"({t} if {low} <= ({t} := {left} {e.op} {right}) <= {high} else OVF(rt, {pos}, {left}, {e.op!r}, {right}))"
+        a, b = self.w.temp("a"), self.w.temp("b")
+        return f"({t} if {low} <= ({t} := ({a} := {left}) {e.op} ({b} := {right})) <= {high} else OVF(rt, {pos}, {a}, {e.op!r}, {b}))"
+
+    def visit_Comparison(self, e: ir.Comparison, walrus: bool, depth: int) -> str:
+        return f"({self.expr(e.left, walrus, depth + 1)} {_COMPARISON[e.op]} {self.expr(e.right, walrus, depth + 1)})"
+
+    def visit_Logical(self, e: ir.Logical, walrus: bool, depth: int) -> str:
+        return f"({self.expr(e.left, walrus, depth + 1)} {e.op} {self.expr(e.right, walrus, depth + 1)})"
+
+    def visit_Conditional(self, e: ir.Conditional, walrus: bool, depth: int) -> str:
+        then, condition, otherwise = (self.expr(x, walrus, depth + 1) for x in (e.then, e.condition, e.otherwise))
+        return f"({then} if {condition} else {otherwise})"
+
+    def visit_Range(self, e: ir.Range, walrus: bool, depth: int) -> str:
+        return f"RNG(rt, {self.expr(e.low, walrus, depth + 1)}, {self.expr(e.high, walrus, depth + 1)}, {self.pos(e)})"
+
+    # ---- functions, aggregates, tables, modifiers
+
+    def visit_CallFunction(self, e: ir.CallFunction, walrus: bool, depth: int) -> str:
+        args = [self.expr(a, walrus, depth + 1) for a in e.args]
+        template = e.function.inline(len(args))
+        if template is not None:
+            return "(" + template.format(*args) + ")"
+        run = self.module.ref(e.function.run, "fn")
+        return f"{run}(rt, {self.pos(e)}{''.join(', ' + a for a in args)})"
+
+    def visit_Aggregate(self, e: ir.Aggregate, walrus: bool, depth: int) -> str:
+        var = f"v{e.slot}"
+        collection = f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})"  # no := in a comprehension's iterable
+        function = e.function
+        condition = f" if {self.expr(e.condition, walrus, depth + 1)}" if e.condition is not None else ""
+        if function.keyed:
+            element = self.expr(e.element, walrus, depth + 1)
+            items = f"[({element}, {var}_n, {var}) for {var}_n, {var} in enumerate({collection}){condition}]"
+        elif function.evaluates_element:
+            element = self.expr(e.element, walrus, depth + 1)
+            items = f"[{element} for {var} in {collection}{condition}]"
+        else:
+            items = f"[{var} for {var} in {collection}{condition}]"
+        finish = self.module.ref(function.finish, "ag")
+        return f"{finish}(rt, {self.pos(e)}, {items})"
+
+    def visit_Lookup(self, e: ir.Lookup, walrus: bool, depth: int) -> str:
+        m = self.module
+        row = self.expr(e.row, walrus, depth + 1)
+        keys = self.c.facts.ranges.get(e.row.slot) if type(e.row) is ir.Local else None
+        by_key = rows_by_key(e.table, keys) if keys is not None else None
+        if by_key is not None and e.table.columns is None:
+            # a die roll's every total lands on a row: the cells, by total
+            return f"{m.ref(tuple(row_cells[0] if row_cells is not None else None for row_cells in by_key), 'cells')}[{row}]"
+        if by_key is not None and type(e.column) in SIMPLE and (e.shift is None or type(e.shift) in SIMPLE):
+            column = self.expr(e.column, walrus, depth + 1)
+            shift = self.expr(e.shift, walrus, depth + 1) if e.shift is not None else "0"
+            index_ = f"{m.ref(column_site(e.table, e.pos), 'lkc')}({column}, {shift})"
+            if walrus and self._reads_stable(e.column, e.shift):
+                index_ = self._hoisted((id(e), "column"), index_)
+            return f"{m.ref(by_key, 'rows')}[{row}][{index_}]"
+        site = m.ref(lookup_site(e.table, e.pos), "lk")
+        column = self.expr(e.column, walrus, depth + 1) if e.column is not None else "None"
+        shift = self.expr(e.shift, walrus, depth + 1) if e.shift is not None else "0"
+        return f"{site}({row}, {column}, {shift})"
+
+    def visit_ModifierSum(self, e: ir.ModifierSum, walrus: bool, depth: int) -> str:
+        if not e.entries:
+            return "0"
+        parts = [f"({literal(entry.value) or self.module.ref(entry.value)} if {self.expr(condition, walrus, depth + 1)} else 0)"
+                 for entry, condition in e.entries]
+        return "(" + " + ".join(parts) + ")"
+
+    # ---- hoisting and outlining
+
+    def _hoisted(self, key: Any, inner: str) -> str:
+        assert self.hoist is not None
+        name = self.hoist.get(key)
+        if name is None:
+            name = self.hoist[key] = self.w.temp("h")
+        return f"({name} if {name} is not UNSET else ({name} := {inner}))"
+
+    def _reads_stable(self, *exprs: Any) -> bool:
+        """Whether expressions read only inputs, constants and variables the hoisting loop does not change."""
+        stable = self.stable
+        if self.hoist is None or stable is None:
+            return False
+        return all(all(stable(slot) for slot in locals_in(e)) for e in exprs if e is not None)
+
+    def _outlined(self, e: Any) -> str:
+        """A deep expression as a function of its own (Python limits how deeply an expression nests)."""
+        slots = sorted(locals_in(e))
+        name = self.w.temp("x")
+        inner = CodeWriter(self.module, name, ", ".join(["rt", "I"] + [f"v{s}" for s in slots]))
+        text = Expressions(self.c, inner).expr(e, True, 0)
+        inner.line(f"return {text}")
+        self.module.add(inner.finish())
+        return f"{name}(rt, I{''.join(', v' + str(s) for s in slots)})"
+
+
+def invariant(expr: Any, stable: Callable[[int], bool]) -> bool:
+    """Worth computing once for a loop (trials, faces): costly, and reads only inputs, constants and stable variables."""
+    if type(expr) not in COSTLY:
+        return False
+    for node in ir.walk(expr):
+        if type(node) is ir.Local and not stable(node.slot):
+            return False
+        if type(node) is ir.Aggregate:
+            return False  # its variable changes inside it
+    return True
+
+
+def _make_arithmetic(op: str) -> Callable[..., int]:
+    apply = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
+
+    def run(rt: Any, pos: Any, left: int, right: int) -> int:
+        result: int = apply(left, right)
+        if result > rt.int_high or result < rt.int_low:
+            overflow(rt, pos, left, op, right)
+        return result
+
+    return run
+
+
+# + - * checked against the run's integer bounds, where the source cannot hold an assignment expression
+CHECKED_ARITHMETIC = {op: _make_arithmetic(op) for op in ("+", "-", "*")}

@@ -1,0 +1,150 @@
+"""The context exact-odds code is written in, as small objects instead of string-keyed dictionaries.
+
+A *layout* is the tuple of slots a state holds, in slot order; a state is
+the tuple of those variables' values (one variable: the value itself; none:
+``()``; see :func:`state_key`).  A *pass* (a segment) runs straight
+statements for every state in ``D`` and writes the states after them into
+``N``, the finished outcomes into ``f`` and the states leaving a loop by
+``break`` into ``x``; the :class:`Frame` says how, and :class:`Targets`
+records which of those a pass turned out to use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from ..errors import Pos
+    from .writer import CodeWriter
+
+Layout = tuple[int, ...]
+
+
+def layout_of(slots: Sequence[int] | frozenset[int] | set[int]) -> Layout:
+    return tuple(sorted(slots))
+
+
+def state_key(layout: Layout, replace: Mapping[int, str] | None = None) -> str:
+    """Source for a state of ``layout`` (a slot may be replaced by an expression).
+
+    A state is the tuple of its variables; a state of one variable is the
+    variable's value itself (one tuple fewer to make and to hash); no variable is ().
+    """
+    parts = [(replace or {}).get(slot, f"v{slot}") for slot in layout]
+    if not parts:
+        return "()"
+    if len(parts) == 1:
+        return parts[0]
+    return "(" + ", ".join(parts) + ")"
+
+
+def unpack(layout: Layout, source: str) -> str | None:
+    """Source setting the variables of ``layout`` from a state (None: it holds none)."""
+    if not layout:
+        return None
+    if len(layout) == 1:
+        return f"v{layout[0]} = {source}"
+    return ", ".join(f"v{slot}" for slot in layout) + f" = {source}"
+
+
+@dataclass(frozen=True)
+class LoopExit:
+    """The loop a `break` leaves: the layout of the states after it."""
+
+    layout: Layout
+
+
+@dataclass(frozen=True)
+class Prologue:
+    """A loop round's head check, written before the round's first statement, for each state at the head."""
+
+    layout: Layout
+    emit: Callable[[CodeWriter, Frame], None]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    """The state the last statement of a round hands to the next round (a slot may be replaced: ``i + 1``)."""
+
+    layout: Layout
+    replace: Mapping[int, str] = field(default_factory=dict)
+
+
+class Targets:
+    """What a pass's code turned out to write to: finished outcomes, loop exits, a count of states."""
+
+    __slots__ = ("counted", "exits", "finished")
+
+    def __init__(self) -> None:
+        self.finished = False
+        self.exits = False
+        self.counted = False
+
+
+@dataclass(frozen=True)
+class Frame:
+    """How the statements of a pass end, for one state: ``weight`` the state's weight (source),
+    ``exit_layout`` the states after the pass, ``loop`` the loop a `break` leaves,
+    ``epilogue`` the next round's state when the pass ends a loop round."""
+
+    weight: str
+    exit_layout: Layout
+    loop: LoopExit | None
+    epilogue: Epilogue | None
+    targets: Targets
+
+    def with_weight(self, weight: str) -> Frame:
+        return Frame(weight, self.exit_layout, self.loop, self.epilogue, self.targets)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One pass to write: ``statements`` (straight ones, at most one literal roll) from states of
+    ``layout`` to states of ``exit_layout``.  ``exits`` names the accumulator of `break`s;
+    ``known_states``: D is known not to be empty (no ``if D:``); ``entry``: the whole
+    procedure from its single starting state, returning its outcomes."""
+
+    statements: tuple[Any, ...]
+    layout: Layout
+    exit_layout: Layout
+    fallback_pos: Pos
+    loop: LoopExit | None = None
+    prologue: Prologue | None = None
+    epilogue: Epilogue | None = None
+    exits: str = "X"
+    known_states: bool = False
+    entry: bool = False
+
+
+@dataclass(frozen=True)
+class LoopRound:
+    """A block run as one round of a loop: the head check before it, the next round's state after it."""
+
+    prologue: Prologue
+    epilogue: Epilogue
+
+
+def literal_dice(roll: Any) -> tuple[int, int]:
+    """(count, sides) of a roll of literal dice (ir.Roll whose count and sides are ir.Const)."""
+    from .. import ir
+
+    count, sides = roll.count, roll.sides
+    assert type(count) is ir.Const and type(sides) is ir.Const, "only a literal roll is counted when the ruleset loads"
+    return count.value, sides.value
+
+
+class Dice(tuple[tuple[tuple[int, int], ...], int]):
+    """A literal roll counted when the ruleset loads: (faces as (total, ways), how many ways in all)."""
+
+    __slots__ = ()
+
+    @property
+    def faces(self) -> tuple[tuple[int, int], ...]:
+        return self[0]
+
+    @property
+    def total(self) -> int:
+        return self[1]

@@ -1,0 +1,346 @@
+"""Single plays (and Monte Carlo trials): statements as straight Python over local variables.
+
+:class:`PlayWriter` has one ``visit_<Kind>`` per statement.  Its ``mode``
+says what an outcome does: "play" returns its key, "prefix" (Monte
+Carlo's statements before the first roll) counts it for every trial,
+"sample" (one trial written inline) counts it once, "outlined" (a statement
+in a function of its own) returns a status.  ``roll``: "R" calls a dice
+source per die; "r" draws uniform numbers.  Every function it writes into
+has ``rt``, ``I``, ``r``, ``R``, ``depth`` and ``w`` (the work not yet
+charged).  Loops charge the budget per round; statements nested too deeply
+for one Python function become functions of their own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import ir
+from ..limits import STATEMENT_WORK
+from .calls import direct_call_inputs
+from .expressions import Expressions
+from .facts import MAX_INLINE_IFS
+from .visitor import NodeVisitor
+from .writer import CodeWriter
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from .program import ProcedureCompiler
+
+MAX_PLAY_LOOPS = 6  # nested loops written inline in one function (Python allows 20 blocks)
+MAX_INDENT = 60  # indentation levels (Python allows 100)
+
+# Statements and expression nodes in a `for` round above which the round reports its work (and so
+# reaches the clock) as it goes; a shorter round is cheap enough to be counted after the loop.
+LONG_ROUND = 32
+
+
+def write_play(c: ProcedureCompiler) -> str:
+    """The play entry function ``(rt, I, R, depth) -> outcome key``; its name."""
+    name = f"y{c.number}_{c.module.name('')}"
+    w = CodeWriter(c.module, name, "rt, I, R, depth")
+    w.line(f"if depth > rt.limits.max_call_depth: TOODEEP(rt, {c.module.ref(c.procedure.body.pos, 'p')})")
+    w.line("r = None")
+    w.line("w = 0")
+    PlayWriter(c, w, roll="R", mode="play").block(c.procedure.body.statements, loops=0)
+    c.module.add(w.finish())
+    return name
+
+
+def larger_than(block: ir.Block, limit: int) -> bool:
+    """Whether ``block`` holds more than ``limit`` statements and expression nodes (nested ones too)."""
+    return any(seen > limit for seen, _ in enumerate(ir.walk(*block.statements), 1))
+
+
+class PlayWriter(NodeVisitor):
+    """Statements of one play, written into ``w``; each visit is True when every path through it ends."""
+
+    covers = ir.STATEMENTS
+
+    def __init__(self, c: ProcedureCompiler, w: CodeWriter, roll: str, mode: str,
+                 hoist: dict[Any, str] | None = None, stable: set[int] | None = None) -> None:
+        self.c = c
+        self.w = w
+        self.roll = roll
+        self.mode = mode
+        fixed, bound = stable or set(), c.facts.bound
+        self.expressions = Expressions(c, w, hoist, lambda slot: slot in fixed and slot not in bound)
+
+    def block(self, statements: tuple[Any, ...] | list[Any], loops: int) -> bool:
+        """Write statements; True when every path ends (an outcome, or a break)."""
+        for statement in statements:
+            if self.statement(statement, loops):
+                return True
+        return False
+
+    def statement(self, s: Any, loops: int) -> bool:
+        self.w.comment(s.pos)
+        ended: bool = self.visitors[type(s)](self, s, loops)
+        return ended
+
+    # ---- straight statements
+
+    def visit_Assign(self, s: ir.Assign, loops: int) -> bool:
+        self.w.line(f"v{s.slot} = {self.expressions(s.value)}")
+        return False
+
+    def visit_Require(self, s: ir.Require, loops: int) -> bool:
+        self.w.line(f"if not {self.expressions(s.condition)}: VIOL({self.c.pos(s)}, {s.message!r})")
+        return False
+
+    def visit_Note(self, s: ir.Note, loops: int) -> bool:
+        return False
+
+    def visit_CallProcedure(self, s: ir.CallProcedure, loops: int) -> bool:
+        c, w, e = self.c, self.w, self.expressions
+        values = direct_call_inputs(c, w, s, e)
+        if values is not None:
+            w.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, {values}, depth + 1, R, {c.pos(s)})")
+            return False
+        given = "{" + ", ".join(f"{name!r}: {e(value)}" for name, value in s.args) + "}"
+        trusted = c.module.ref(s.trusted, "t")
+        w.line(f"v{s.slot} = rt.call_play({s.procedure!r}, {given}, {c.pos(s)}, depth + 1, R, {trusted})")
+        return False
+
+    def visit_Outcome(self, s: ir.Outcome, loops: int) -> bool:
+        w = self.w
+        key = self.c.outcome_key(s, self.expressions)
+        if self.mode == "play":
+            w.line(f"return {key}")
+        elif self.mode == "outlined":
+            w.line(f"return (2, {key})")
+        elif self.mode == "prefix":
+            w.line(f"k = {key}")
+            w.line("C[k] = C.get(k, 0) + trials")
+            w.line("return")
+        elif len(s.fields) > 1:
+            w.line(f"k = {key}")
+            w.line("C[k] = C.get(k, 0) + 1")
+            w.line("continue")
+        else:
+            self._count_outcome(s)
+        return True
+
+    def _count_outcome(self, s: ir.Outcome) -> None:
+        """In an inline trial, an outcome of at most one field is counted per value of that field (or in
+        a plain counter): no key tuple made and hashed every trial; the sample writer adds the counts to C
+        after the trials."""
+        w = self.w
+        site = self.c.site_of[id(s)]
+        if s.fields:
+            counts = w.need(f"SC{site}", "{}")
+            value = self.expressions(s.fields[0][1])
+            if not value.isidentifier():
+                temporary = w.temp("ov")
+                w.line(f"{temporary} = {value}")
+                value = temporary
+            w.line(f"{counts}[{value}] = {counts}.get({value}, 0) + 1")
+        else:
+            w.line(f"{w.need(f'SC{site}', '0')} += 1")
+        w.line("continue")
+
+    def visit_Break(self, s: ir.Break, loops: int) -> bool:
+        self.w.line("return (1,)" if self.mode == "outlined" and loops == 0 else "break")
+        return True
+
+    # ---- dice
+
+    def visit_Roll(self, s: ir.Roll, loops: int) -> bool:
+        if s.kind != "sum":
+            self._pool_or_successes(s)
+        elif type(s.count) is ir.Const and type(s.sides) is ir.Const and type(s.count.value) is int and type(s.sides.value) is int \
+                and 0 <= s.count.value <= 4 and s.sides.value >= 1:
+            self._few_literal_dice(s, s.count.value, s.sides.value)
+        else:
+            self._dice(s)
+        return False
+
+    def _draw(self, sides: str) -> str:
+        return f"int(r() * {sides}) + 1" if self.roll == "r" else f"R({sides})"
+
+    def _pool_or_successes(self, s: ir.Roll) -> None:
+        """A pool or successes: every die drawn in turn, as the evaluator draws them."""
+        w, e, pos, target = self.w, self.expressions, self.c.pos(s), f"v{s.slot}"
+        count, sides = w.temp("n"), w.temp("s")
+        w.line(f"{count} = {e(s.count)}")
+        w.line(f"{sides} = {e(s.sides)}")
+        w.line(f"rt.check_dice({count}, {sides}, {pos}, False)")
+        self._dice_work(count, pos)
+        draw = self._draw(sides)
+        if s.kind == "pool":
+            w.line(f"{target} = tuple_(sorted([{draw} for _ in range({count})], reverse=True))")
+            return
+        counted = w.temp("c")
+        w.line(f"{counted} = rt.counted_faces({e(s.faces)}, {sides}, {pos})")
+        w.line(f"{target} = 0")
+        with w.block(f"for _ in range({count}):"):
+            w.line(f"if {draw} in {counted}: {target} += 1")
+
+    def _few_literal_dice(self, s: ir.Roll, count: int, sides: int) -> None:
+        """Up to four literal dice: one expression, whether the limits allow them known once per call."""
+        w, pos, target = self.w, self.c.pos(s), f"v{s.slot}"
+        fits = w.need(f"POK{count}_{sides}", f"{count} <= rt.limits.max_dice_per_roll and {sides} <= rt.limits.max_faces")
+        w.line(f"if not {fits}: rt.check_dice({count}, {sides}, {pos}, False)")
+        if count == 0:
+            w.line(f"{target} = 0")
+        elif self.roll == "r":
+            w.line(f"{target} = " + " + ".join([f"int(r() * {sides})"] * count) + f" + {count}")
+        else:
+            w.line(f"{target} = " + " + ".join([f"R({sides})"] * count))
+
+    def _dice(self, s: ir.Roll) -> None:
+        w, e, pos, target = self.w, self.expressions, self.c.pos(s), f"v{s.slot}"
+        count, sides = w.temp("n"), w.temp("s")
+        w.line(f"{count} = {e(s.count)}")
+        w.line(f"{sides} = {e(s.sides)}")
+        w.line(f"rt.check_dice({count}, {sides}, {pos}, False)")
+        self._dice_work(count, pos)
+        w.line(f"{target} = 0")
+        if self.roll == "r":
+            w.line(f"for _ in range({count}): {target} += int(r() * {sides}) + 1")
+        else:
+            w.line(f"for _ in range({count}): {target} += R({sides})")
+
+    def _dice_work(self, count: str, pos: str) -> None:
+        """A roll of more than STATEMENT_WORK dice costs a unit a die (as the evaluator charges a play), reported at once
+        when large: a loop's rounds are reported after the loop, and 100,000 rounds of 1,000 dice take seconds.
+        Not in a Monte Carlo trial written inline: it has no loop, so its dice are bounded by its text, and its
+        local count is not started afresh each trial."""
+        if self.mode == "sample":
+            return
+        chunk = self.w.need("WL", "rt.work_chunk")
+        with self.w.block(f"if {count} > {STATEMENT_WORK}:"):
+            self.w.line(f"w += {count}")
+            self.w.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
+
+    # ---- branches and loops
+
+    def _too_deep(self, s: Any, loops: int, loop: bool) -> bool:
+        """Whether a compound statement must become a function of its own (Python limits nesting);
+        never in a trial written inline, which holds no loop and no deep nesting."""
+        if self.mode == "sample":
+            return False
+        if self.w.indent >= MAX_INDENT:
+            return True
+        if loop:
+            return loops >= MAX_PLAY_LOOPS
+        return self.c.facts.if_depth[id(s)] > MAX_INLINE_IFS and self.w.indent > 4
+
+    def visit_If(self, s: ir.If, loops: int) -> bool:
+        if self._too_deep(s, loops, loop=False):
+            return self._outlined(s, loops)
+        w, e = self.w, self.expressions
+        all_end = True
+        for number, (condition, body) in enumerate(s.branches):
+            with w.block(f"{'if' if number == 0 else 'elif'} {e(condition)}:"):
+                all_end = self.block(body.statements, loops) and all_end
+        if s.otherwise is None:
+            return False
+        with w.block("else:"):
+            all_end = self.block(s.otherwise.statements, loops) and all_end
+        return all_end
+
+    def visit_ForLoop(self, s: ir.ForLoop, loops: int) -> bool:
+        if self._too_deep(s, loops, loop=True):
+            return self._outlined(s, loops)
+        w, m, e = self.w, self.c.module, self.expressions
+        pos = self.c.pos(s)
+        cost = max(1, len(s.body.statements))
+        var = f"v{s.var_slot}"
+        # a long round reports its work as it goes: a loop may run 100,000 rounds, and its work and the
+        # clock were otherwise seen only after the last (5 s past a 1 s timeout, 40 times the work budget)
+        long_rounds = larger_than(s.body, LONG_ROUND)
+        # over a range whose variable the body leaves alone, short rounds run are counted after the loop
+        # from where the variable stopped (a range holds at most max_value_items numbers)
+        over_range = type(s.iterable) is ir.Range
+        counted_after = over_range and not long_rounds and not any(s.var_slot in self.c.facts.assigned[id(b)] for b in s.body.statements)
+        low = ""
+        if type(s.iterable) is ir.Range:
+            low, high = w.temp("lo"), w.temp("hi")
+            w.line(f"{low} = {e(s.iterable.low)}")
+            w.line(f"{high} = {e(s.iterable.high)}")
+            items = w.need("MAXI", "rt.limits.max_value_items")
+            w.line(f"if {high} - {low} >= {items}: RSIZE(rt, {low}, {high}, {m.ref(s.iterable.pos, 'p')})")  # refused: too long
+            w.line(f"if {high} >= {low}: w += {high} - {low} + 1")  # the range's items, as the evaluator counts them
+            if counted_after:
+                w.line(f"{var} = {low} - 1")
+            header = f"for {var} in range({low}, {high} + 1):"
+        else:
+            sequence = w.temp("q")
+            w.line(f"{sequence} = {e(s.iterable)}")
+            w.line(f"if type({sequence}) is not tuple_: NOTLIST({m.ref(s.iterable.pos, 'p')}, {sequence})")
+            header = f"for {var} in {sequence}:"
+        chunk = w.need("WL", "rt.work_chunk")
+        with w.block(header):
+            if not counted_after:
+                w.line(f"w += {cost * STATEMENT_WORK}")
+                if long_rounds:
+                    w.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
+            self.block(s.body.statements, loops + 1)
+        if counted_after:
+            w.line(f"w += ({var} - {low} + 1) * {cost * STATEMENT_WORK}")
+        w.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
+        return False
+
+    def visit_WhileLoop(self, s: ir.WhileLoop, loops: int) -> bool:
+        if self._too_deep(s, loops, loop=True):
+            return self._outlined(s, loops)
+        w, m, e = self.w, self.c.module, self.expressions
+        pos = self.c.pos(s)
+        limit, count = f"v{s.limit_slot}", f"v{s.count_slot}"
+        if s.limit is not None:
+            w.line(f"{limit} = {e(s.limit)}")
+            w.line(f"if {limit} < 0: NEGLIM({m.ref(s.limit.pos, 'p')}, {limit})")
+            w.line(f"{count} = 0")
+        with w.block("while True:"):
+            w.line(f"if not {e(s.condition)}: break")
+            if s.limit is not None:  # without one, a play is bounded by the work budget
+                w.line(f"if {count} >= {limit}: PASTLIM({pos}, {limit})")
+            chunk = w.need("WL", "rt.work_chunk")
+            w.line(f"w += {max(1, len(s.body.statements)) * STATEMENT_WORK}")
+            w.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
+            self.block(s.body.statements, loops + 1)
+            if s.limit is not None:
+                w.line(f"{count} += 1")
+        return False
+
+    def _outlined(self, s: Any, loops: int) -> bool:
+        """A statement nested too deeply for one Python function, written as a function of its own.
+
+        It returns (0, the live variables it may change) when it falls through,
+        (1,) for a `break` of a loop around it, and (2, key) for an outcome.
+        """
+        c, w = self.c, self.w
+        hidden = c.facts.sequence_slots
+        live_in = sorted(c.facts.before[id(s)] - hidden)
+        changed = sorted((c.facts.after[id(s)] & c.facts.assigned[id(s)]) - hidden)
+        name = c.module.name("o")
+        g = CodeWriter(c.module, name, ", ".join(["rt", "I", "r", "R", "depth"] + [f"v{slot}" for slot in live_in]))
+        g.line("w = 0")
+        inner = PlayWriter(c, g, roll=self.roll, mode="outlined")
+        if not inner.statement(s, 0):
+            g.line("return (0" + "".join(f", v{slot}" for slot in changed) + ",)")
+        c.module.add(g.finish())
+        result = w.temp("o")
+        w.line(f"{result} = {name}(rt, I, r, R, depth{''.join(', v' + str(slot) for slot in live_in)})")
+        with w.block(f"if {result}[0]:"):
+            if loops > 0:
+                w.line(f"if {result}[0] == 1: break")
+            elif self.mode == "outlined":
+                w.line(f"if {result}[0] == 1: return {result}")
+            self._outlined_ends(result)
+        if changed:
+            w.line(", ".join(["_"] + [f"v{slot}" for slot in changed]) + f" = {result}")
+        return False
+
+    def _outlined_ends(self, result: str) -> None:
+        """An outlined statement's outcome, as this writer's mode ends a path."""
+        w = self.w
+        if self.mode == "play":
+            w.line(f"return {result}[1]")
+        elif self.mode == "outlined":
+            w.line(f"return {result}")
+        elif self.mode == "prefix":
+            w.line(f"C[{result}[1]] = C.get({result}[1], 0) + trials")
+            w.line("return")
+        else:  # pragma: no cover - trials written inline have no deep nesting
+            raise AssertionError("outlined statement in an inline trial")
