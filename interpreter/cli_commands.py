@@ -64,7 +64,7 @@ def check_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
                 print(error.format(), file=stderr)
                 print(text_check_entry(entry), file=stderr)
             continue
-        entry = results.check_passed(ruleset, name)
+        entry = results.check_passed(ruleset.model, name)
         entries.append(entry)
         if output == "text":
             print(text_check_entry(entry), file=stdout)
@@ -97,7 +97,7 @@ def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     for ruleset in rulesets:
         for example in ruleset.examples:  # one at a time: what ran is printed if the time runs out
             result = run_example(ruleset, example, budget=budget)
-            entry = results.example_result(ruleset, result)
+            entry = results.example_result(ruleset.model, result)
             examples.append(entry)
             if output == "text":
                 print(text_example(entry), file=stdout)
