@@ -23,7 +23,7 @@ its value), ``kind`` and ``message``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -240,8 +240,6 @@ def reachable_choices(ruleset: CompiledRuleset, procedure: str) -> list[Choice]:
     A choice that a `resolve` fixes with an argument is not open on that path;
     it is open when some path reaches its procedure without fixing it.
     """
-    from . import ir
-
     seen: set[tuple[str, frozenset[str]]] = set()
     found: dict[str, Choice] = {}
     pending: list[tuple[str, frozenset[str]]] = [(procedure, frozenset())]
@@ -254,7 +252,19 @@ def reachable_choices(ruleset: CompiledRuleset, procedure: str) -> list[Choice]:
         for choice in compiled.choices:
             if choice.name not in fixed:
                 found.setdefault(choice.name, choice)
-        pending.extend(
-            (node.procedure, frozenset(arg for arg, _ in node.args)) for node in ir.walk(*compiled.body.statements) if isinstance(node, ir.CallProcedure)
-        )
+        pending.extend((call.procedure, frozenset(arg for arg, _ in call.args)) for call in _calls(compiled.body))
     return list(found.values())
+
+
+def _calls(block: ir.Block) -> Iterator[ir.CallProcedure]:
+    """The procedure calls in ``block`` and the blocks inside it.  Statements only: a call is a
+    statement, so the expressions ``ir.walk`` would visit too (most of the nodes) cannot hold one."""
+    from . import ir
+
+    stack = list(block.statements)
+    while stack:
+        statement = stack.pop()
+        if type(statement) is ir.CallProcedure:
+            yield statement
+        for inner in ir.statement_blocks(statement):
+            stack.extend(inner.statements)

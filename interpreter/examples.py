@@ -70,7 +70,8 @@ def run_example(ruleset: CompiledRuleset, example: Example, limits: Limits | Non
         return ExampleResult(example, (example.where("procedure").diagnostic(f"no procedure '{example.procedure}' (procedures: {names})"),))
     inputs = dict(example.data.get("inputs") or {})
     choices = dict(example.data.get("choices") or {})
-    bound = bind(procedure, inputs, choices, offered=reachable_choices(ruleset, procedure.name))
+    offered = reachable_choices(ruleset, procedure.name) if choices else None
+    bound = bind(procedure, inputs, choices, plan=ruleset.input_plan(procedure.name), offered=offered)
     if bound.problems:
         return ExampleResult(example, tuple(example.where(_written_at(problem)).diagnostic(problem.message) for problem in bound.problems))
     try:
