@@ -11,6 +11,10 @@ from it (:mod:`compiler`, the default, and much faster), and the
 tree-walking evaluator (:mod:`evaluator`), which explains a play step by
 step: ``resolve(..., trace=True)`` (the default) uses it, and
 ``engine="reference"`` asks for it anywhere (differential tests).
+
+Inputs and choices are bound by :mod:`binding`, as for the command line,
+examples and sweeps: a mistake reads the same wherever it was written, and
+here it is placed at ``<inputs>:1:1``.
 """
 
 from __future__ import annotations
