@@ -11,6 +11,10 @@ from it (:mod:`compiler`, the default, and much faster), and the
 tree-walking evaluator (:mod:`evaluator`), which explains a play step by
 step: ``resolve(..., trace=True)`` (the default) uses it, and
 ``engine="reference"`` asks for it anywhere (differential tests).
+
+Inputs and choices are bound by :mod:`binding`, as for the command line,
+examples and sweeps: a mistake reads the same wherever it was written, and
+here it is placed at ``<inputs>:1:1``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from . import ir
 from .arguments import (
@@ -33,16 +37,16 @@ from .arguments import (
     misuse,
     whole_number,
 )
-from .compiled_ruleset import CompiledRuleset, input_plan
+from .binding import BoundInputs, bind, reachable_choices
+from .compiled_ruleset import CompiledRuleset
 from .dice import ScriptedDice, SeededDice, fresh_seed
 from .errors import Source, UsageError
-from .inputs import MAX_INT_BITS, CoercionError, coerce
 from .limits import Budget, Limits, breach
-from .ruleset import MISSING
 from .runtime import Run, fraction
 from .values import OutcomeValue
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .summaries import Estimate, Marginal, Mean
     from .trace_events import TraceEvent
 
 Ruleset = CompiledRuleset  # what load_ruleset gives and every call takes
@@ -61,7 +65,18 @@ def _checked_call(
     choices: Any,
     limits: Any,
 ) -> tuple[ir.CompiledProcedure, dict[str, Any], Limits]:
-    """The arguments every API call shares, checked: the project's own errors, never a TypeError."""
+    """The arguments every API call shares, checked: the project's own errors, never a TypeError;
+    the inputs and choices bound (:mod:`binding`)."""
+    _check_call_types(ruleset, procedure, inputs, choices)
+    limits = _checked_limits(limits)
+    compiled = procedure_of(ruleset, procedure)
+    offered = reachable_choices(ruleset, procedure) if choices else None
+    bound = bind(compiled, inputs or {}, choices, plan=ruleset.input_plan(procedure), offered=offered)
+    return compiled, _values_or_raise(bound), limits
+
+
+def _check_call_types(ruleset: Any, procedure: Any, inputs: Any, choices: Any) -> None:
+    """The ruleset, the procedure's name, the inputs and the choices are of the kinds a call takes."""
     if type(ruleset) is not CompiledRuleset and not isinstance(ruleset, CompiledRuleset):
         raise _misuse(f"expected a ruleset from load_ruleset(...), not {type(ruleset).__name__}")
     if type(procedure) is not str and not isinstance(procedure, str):
@@ -69,23 +84,22 @@ def _checked_call(
     if inputs is not None:
         if type(inputs) is not dict and not isinstance(inputs, Mapping):
             raise _misuse(f"inputs are a mapping of input names to values, not {type(inputs).__name__}")
-        for name in inputs:
-            if not isinstance(name, str):
-                raise _misuse("input names are strings")
+        if not all(isinstance(name, str) for name in inputs):
+            raise _misuse("input names are strings")
     if choices is not None and (not isinstance(choices, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in choices.items())):
         raise _misuse("choices are a mapping of choice names to option names (strings)")
+
+
+def _checked_limits(limits: Any) -> Limits:
+    """The call's limits: the defaults for None."""
     if limits is None:
-        limits = DEFAULT_LIMITS
-    elif not isinstance(limits, Limits):
+        return DEFAULT_LIMITS
+    if not isinstance(limits, Limits):
         raise _misuse(f"limits are a Limits(...), not {type(limits).__name__}")
-    compiled = procedure_of(ruleset, procedure)
-    if choices:
-        for _, _, message in choice_problems(ruleset, procedure, choices):
-            raise _misuse(message)
-    return compiled, prepare_inputs(compiled, inputs or {}, choices, ruleset.input_plan(procedure)), limits
+    return limits
 
 
-def _plain_call(ruleset: CompiledRuleset, procedure: Any, given: Any):
+def _plain_call(ruleset: CompiledRuleset, procedure: Any, given: Any) -> tuple[dict[str, Any], tuple[Any, ...], Any] | None:
     """(inputs, their values in order, program) when every input is a plain int, bool or str that
     prepare_inputs would accept as it is, and the procedure has no choices; None otherwise."""
     program = ruleset._code.get(procedure) if type(procedure) is str else None  # ruleset.program's cache, read in place
@@ -97,6 +111,11 @@ def _plain_call(ruleset: CompiledRuleset, procedure: Any, given: Any):
     if checked is None:
         return None
     return checked[0], checked[1], program
+
+
+def _choices_dict(choices: Mapping[str, str] | None) -> dict[str, str] | None:
+    """The choices as the engines take them: a dict (a caller may give any mapping), or None for none given."""
+    return choices if choices is None or type(choices) is dict else dict(choices)
 
 
 def _engine(engine: Any) -> str:
@@ -116,53 +135,47 @@ def procedure_of(ruleset: Ruleset, name: str) -> ir.CompiledProcedure:
     return compiled
 
 
-def prepare_inputs(procedure: ir.CompiledProcedure, given: Mapping[str, Any], choices: Mapping[str, str] | None = None, plan: tuple | None = None) -> dict[str, Any]:
-    """Given values checked against the declared inputs, defaults filled in.
+def prepare_inputs(procedure: ir.CompiledProcedure, given: Mapping[str, Any], choices: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Given values bound to the declared inputs, defaults filled in (:func:`binding.bind`); every
+    problem raised at once, as a UsageError at ``<inputs>:1:1``."""
+    return _values_or_raise(bind(procedure, given, choices))
 
-    ``plan`` is the ruleset's ``input_plan`` for the procedure (worked out once); without it, one is made here.
-    """
-    if plan is None:
-        plan = input_plan(procedure)
-    declared, rows = plan
-    problems = []
-    if given:
-        for name in given:
-            if name not in declared:
-                known = ", ".join(row[0] for row in rows) or "none"
-                problems.append(f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})")
-    inputs: dict[str, Any] = {}
-    for name, kind, low, high, values, default, expected in rows:
-        value = given.get(name, default)
-        # the plain cases accepted as coerce() accepts them; anything else (and every refusal) goes through it
-        if kind == 1 and type(value) is int and value.bit_length() <= MAX_INT_BITS and (low is None or value >= low) and (high is None or value <= high) or (kind == 2 and type(value) is bool) or (kind == 3 and type(value) is str and (values is None or value in values)):
-            inputs[name] = value
-        elif value is MISSING:
-            problems.append(f"input '{name}' is required ({expected.describe()}{': ' + procedure.input(name).description if procedure.input(name).description else ''})")
-        else:
-            try:
-                inputs[name] = coerce(value, expected, f"input '{name}'")
-            except CoercionError as error:
-                problems.append(error.message)
-    if procedure.choices:
-        choices = choices or {}
-        for choice in procedure.choices:
-            option = choices.get(choice.name, choice.default)
-            if option not in choice.options:
-                problems.append(f"choice '{choice.name}' must be one of {', '.join(choice.options)}, not {option!r}")
-            inputs[choice.name] = option
-    if problems:
+
+def _values_or_raise(bound: BoundInputs) -> dict[str, Any]:
+    """The bound values; or every problem, each at ``<inputs>:1:1`` (an API call has no line to point at)."""
+    if bound.problems:
         source = Source(API_INPUT, "")
-        raise UsageError([source.diagnostic(1, 1, message) for message in problems])
-    return inputs
+        raise UsageError([source.diagnostic(1, 1, problem.message) for problem in bound.problems])
+    return bound.values
 
 
 @dataclass(frozen=True)
-class Resolution:
-    """One play of a procedure."""
+class _Result:
+    """What every result names: the ruleset, the procedure and the inputs it ran with (defaults filled in).
+
+    ``to_json()`` gives the document ``--json`` prints, made by the :mod:`results` function that
+    ``_document`` names.
+    """
+
+    _document: ClassVar[str]
 
     ruleset: str
     procedure: str
     inputs: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """As ``--json`` prints it."""
+        from . import results
+
+        return getattr(results, self._document)(self)
+
+
+@dataclass(frozen=True)
+class Resolution(_Result):
+    """One play of a procedure (``to_json``: ``results.resolution``)."""
+
+    _document: ClassVar[str] = "resolution"
+
     seed: int | None
     dice: tuple[int, ...]
     outcome: OutcomeValue
@@ -171,11 +184,6 @@ class Resolution:
     # Tables marked example: true that the procedure may read: the result rests on them, not the game's own.
     illustrative_tables: tuple[str, ...] = ()
 
-    def to_json(self) -> dict:
-        """As ``--json`` prints it (``results.resolution``)."""
-        from . import results
-
-        return results.resolution(self)
 
 
 def resolve(
@@ -209,14 +217,14 @@ def resolve(
         faces = tuple(dice)
         for face in faces:
             _whole_number(face, "a scripted die face", low=1)
-        source = ScriptedDice(faces)
+        source: ScriptedDice | SeededDice = ScriptedDice(faces)
     else:
         seed = fresh_seed(SEED_BITS) if seed is None else _whole_number(seed, "the seed", low=0)
         source = SeededDice(seed)
     if trace or engine == "reference":
         from .evaluator import Executor
 
-        executor = Executor(ruleset, dice=source, choices=choices, trace=bool(trace), limits=limits, budget=budget)
+        executor = Executor(ruleset, dice=source, choices=_choices_dict(choices), trace=bool(trace), limits=limits, budget=budget)
         (outcome,) = executor.run_procedure(compiled, prepared).weights
         events = executor.trace.events() if executor.trace is not None else ()
     else:
@@ -236,12 +244,11 @@ def resolve(
 
 
 @dataclass(frozen=True)
-class Distribution:
-    """Exact probabilities of a procedure's outcomes."""
+class Distribution(_Result):
+    """Exact probabilities of a procedure's outcomes (``to_json``: ``results.distribution``)."""
 
-    ruleset: str
-    procedure: str
-    inputs: Mapping[str, Any]
+    _document: ClassVar[str] = "distribution"
+
     outcomes: tuple[tuple[OutcomeValue, Fraction], ...]  # most likely first
     truncated: Fraction = Fraction(0)
     illustrative_tables: tuple[str, ...] = ()  # see Resolution
@@ -271,7 +278,7 @@ class Distribution:
             totals[outcome.name] = totals.get(outcome.name, Fraction(0)) + p
         return totals
 
-    def marginal(self, fields: Iterable[str]):
+    def marginal(self, fields: Iterable[str]) -> Marginal:
         """The distribution over chosen fields (``"outcome"`` for the name), the rest summed out.
 
         ``odds(...).marginal(["hits"]).probability(2)`` is the chance of exactly 2 hits.
@@ -285,17 +292,12 @@ class Distribution:
     def _declared_fields(self) -> list[str]:
         return [name for name, _ in getattr(self.outcome_type, "fields", ())]
 
-    def means(self):
+    def means(self) -> dict[str, Mean]:
         """The exact mean of every numeric outcome field: {field: Mean(field, value, probability)}."""
         from .summaries import means
 
         return means(self)
 
-    def to_json(self) -> dict:
-        """As ``--json`` prints it (``results.distribution``)."""
-        from . import results
-
-        return results.distribution(self)
 
 
 def odds(
@@ -338,7 +340,10 @@ def _pause_collector() -> bool:
     return False
 
 
-def _odds(ruleset: Ruleset, procedure: str, inputs, choices, limits, budget, engine: str) -> Distribution:
+def _odds(
+    ruleset: Ruleset, procedure: str, inputs: Mapping[str, Any] | None, choices: Mapping[str, str] | None,
+    limits: Limits | None, budget: Budget | None, engine: str,
+) -> Distribution:
     """``odds`` with the collector paused."""
     if engine == "compiled" and choices is None and limits is None and budget is None and type(ruleset) is CompiledRuleset:
         fast = _plain_call(ruleset, procedure, inputs)
@@ -352,7 +357,7 @@ def _odds(ruleset: Ruleset, procedure: str, inputs, choices, limits, budget, eng
     compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
     if engine == "compiled":
         program = ruleset.program(procedure)
-        weights, denom = program.exact(Run(ruleset, limits, budget, choices), program.inputs_tuple(prepared), 0)
+        weights, denom = program.exact(Run(ruleset, limits, budget, _choices_dict(choices)), program.inputs_tuple(prepared), 0)
         if fraction is not Fraction:
             outcomes, total = program.distribution(weights, denom)
         else:  # pragma: no cover - a Python whose Fraction cannot be made field by field
@@ -362,7 +367,7 @@ def _odds(ruleset: Ruleset, procedure: str, inputs, choices, limits, budget, eng
         from .evaluator import Executor
 
         _engine(engine)
-        executor = Executor(ruleset, dice=None, choices=choices, trace=False, limits=limits, budget=budget)
+        executor = Executor(ruleset, dice=None, choices=_choices_dict(choices), trace=False, limits=limits, budget=budget)
         result = executor.run_procedure(compiled, prepared)
         weights, denom = result.weights, result.denom
         ordered, total = most_likely_first(weights), sum(weights.values())
@@ -373,7 +378,7 @@ def _odds(ruleset: Ruleset, procedure: str, inputs, choices, limits, budget, eng
     return _distribution(ruleset, procedure, prepared, outcomes, truncated)
 
 
-def _made(cls, **fields):
+def _made(cls: type[_Made], **fields: Any) -> _Made:
     """An instance of a frozen dataclass from all its fields, without __init__'s field-by-field setattr (a
     good part of a small call's cost); the same object __init__ would make."""
     made = _new(cls)
@@ -391,6 +396,7 @@ def _distribution(ruleset: CompiledRuleset, procedure: str, inputs: dict, outcom
     return made
 
 
+_Made = TypeVar("_Made")
 _new = object.__new__
 _set = object.__setattr__
 
@@ -399,7 +405,7 @@ def most_likely_first(counts: Mapping[OutcomeValue, int]) -> list[tuple[OutcomeV
     """Outcomes with a non-zero weight (or count), the largest first, then by name, then by fields as written."""
     items = [(outcome, weight) for outcome, weight in counts.items() if weight]
     items.sort(key=_weight_and_name)
-    for (a, x), (b, y) in zip(items, items[1:]):
+    for (a, x), (b, y) in itertools.pairwise(items):
         if x == y and a.name == b.name:  # a tie: the fields' text decides, as it always has
             items.sort(key=_weight_name_and_fields)
             break
@@ -412,59 +418,6 @@ def _weight_and_name(item: tuple[OutcomeValue, int]) -> tuple:
 
 def _weight_name_and_fields(item: tuple[OutcomeValue, int]) -> tuple:
     return -item[1], item[0].name, item[0].fields_text()
-
-
-def reachable_choices(ruleset: Ruleset, procedure: str) -> list:
-    """Choices of ``procedure`` and of every procedure it may resolve, by name, in order.
-
-    A choice that a `resolve` fixes with an argument is not open on that path;
-    it is open when some path reaches its procedure without fixing it.
-    """
-    seen, found = set(), {}
-    pending: list[tuple[str, frozenset[str]]] = [(procedure, frozenset())]
-    while pending:
-        name, fixed = pending.pop()
-        if (name, fixed) in seen:
-            continue
-        seen.add((name, fixed))
-        compiled = ruleset.compiled[name]
-        for choice in compiled.choices:
-            if choice.name not in fixed:
-                found.setdefault(choice.name, choice)
-        pending.extend((call.procedure, frozenset(arg for arg, _ in call.args)) for call in _calls(compiled.body))
-    return list(found.values())
-
-
-def choice_problems(ruleset: Ruleset, procedure: str, choices: Mapping[str, str]) -> list[tuple[str, bool, str]]:
-    """(choice name, whether the name itself is wrong, message) for each given choice that no procedure on
-    ``procedure``'s paths has, or whose option that choice does not offer."""
-    offered = {choice.name: choice for choice in reachable_choices(ruleset, procedure)}
-    problems = []
-    for name, option in choices.items():
-        choice = offered.get(name)
-        if choice is None:
-            import difflib  # only for a mistake: not on every call's path
-
-            close = difflib.get_close_matches(name, sorted(offered), n=1)
-            hint = f"did you mean '{close[0]}'? " if close else ""
-            problems.append((name, True, f"procedure '{procedure}' has no choice '{name}' ({hint}choices: {', '.join(offered) or 'none'})"))
-        elif option not in choice.options:
-            problems.append((name, False, f"choice '{name}' must be one of {', '.join(choice.options)}, not {option!r}"))
-    return problems
-
-
-def _calls(block: ir.Block):
-    stack = list(block.statements)
-    while stack:
-        statement = stack.pop()
-        if isinstance(statement, ir.CallProcedure):
-            yield statement
-        elif isinstance(statement, ir.If):
-            stack.extend(s for _, body in statement.branches for s in body.statements)
-            if statement.otherwise is not None:
-                stack.extend(statement.otherwise.statements)
-        elif isinstance(statement, (ir.ForLoop, ir.WhileLoop)):
-            stack.extend(statement.body.statements)
 
 
 def odds_by_choice(
@@ -501,30 +454,24 @@ def odds_by_choice(
 
 
 @dataclass(frozen=True)
-class Sample:
-    """Outcome counts from repeated seeded plays (Monte Carlo)."""
+class Sample(_Result):
+    """Outcome counts from repeated seeded plays (Monte Carlo; ``to_json``: ``results.sample``)."""
 
-    ruleset: str
-    procedure: str
-    inputs: Mapping[str, Any]
+    _document: ClassVar[str] = "sample"
+
     seed: int
     trials: int
     counts: tuple[tuple[OutcomeValue, int], ...]  # most frequent first
     illustrative_tables: tuple[str, ...] = ()  # see Resolution
 
-    def to_json(self) -> dict:
-        """As ``--json`` prints it (``results.sample``)."""
-        from . import results
 
-        return results.sample(self)
-
-    def marginal(self, fields: Iterable[str]):
+    def marginal(self, fields: Iterable[str]) -> list[Estimate]:
         """Shares of the values of chosen fields, each with its standard error (a list of Estimate)."""
         from .summaries import sample_marginal
 
         return sample_marginal(self, _field_names(fields))
 
-    def means(self):
+    def means(self) -> dict[str, Mean]:
         """The sample mean of every numeric outcome field, with its standard error."""
         from .summaries import sample_means
 
@@ -560,7 +507,7 @@ def monte_carlo(
     trials: int,
     seed: int | None = None,
     choices: Mapping[str, str] | None = None,
-    progress=None,
+    progress: Callable[[int, int], None] | None = None,
     limits: Limits | None = None,
     engine: str = "compiled",
 ) -> Sample:
@@ -588,7 +535,7 @@ def monte_carlo(
             program = ruleset.program(procedure)
             values = program.inputs_tuple(prepared)
         keyed: dict = {}
-        program.sample(Run(ruleset, limits, None, choices), values, trials, random.Random(seed).random, keyed, progress)
+        program.sample(Run(ruleset, limits, None, _choices_dict(choices)), values, trials, random.Random(seed).random, keyed, progress)
         return _made(Sample, ruleset=ruleset.name, procedure=procedure, inputs=prepared, seed=seed, trials=trials,
                      counts=tuple(program.ordered(keyed)[0]), illustrative_tables=ruleset.illustrative_tables(procedure))
     from .evaluator import Executor
@@ -596,7 +543,7 @@ def monte_carlo(
     source = SeededDice(seed)
     source.rolled = _Discard()
     budget = Budget(limits)
-    executor = Executor(ruleset, dice=source, choices=choices, trace=False, limits=limits, budget=budget)
+    executor = Executor(ruleset, dice=source, choices=_choices_dict(choices), trace=False, limits=limits, budget=budget)
     counts: dict[OutcomeValue, int] = {}
     step = max(trials // 100, 1)
     run = executor.run_procedure
@@ -613,5 +560,5 @@ def monte_carlo(
 class _Discard(list):
     """A list that keeps nothing: Monte Carlo does not record every die."""
 
-    def append(self, item) -> None:
+    def append(self, item: int) -> None:
         pass

@@ -3,7 +3,7 @@
 :func:`compile_model` pairs an immutable :class:`~ruleset.Ruleset` (tables,
 modifiers, constants, procedures as written) with what the checker made of
 its procedures (:mod:`ir`) and the functions the compiler generated from
-those (:mod:`compiler`).  Nothing is patched in afterwards: the object is
+those (:mod:`engine`).  Nothing is patched in afterwards: the object is
 made once, whole, and two of them share nothing mutable.
 
 The model's parts are readable straight from the compiled ruleset
@@ -13,6 +13,7 @@ ruleset does not care which of the two it holds.
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections.abc import Mapping
 from dataclasses import FrozenInstanceError
@@ -20,14 +21,31 @@ from types import MappingProxyType
 from typing import Any
 
 from . import ir
+from .binding import InputPlan, input_plan
 from .errors import DiagnosticList
 from .ruleset import Ruleset
+
+
+def _model_parts(*names: str) -> tuple[Any, ...]:
+    """Read-only properties that read the model's attribute of the same name, one per name.
+
+    Typed Any: each is whatever the model holds (``Ruleset`` declares it).
+    """
+    return tuple(property(operator.attrgetter(f"model.{name}"), doc=f"The model's ``{name}``.") for name in names)
 
 
 class CompiledRuleset:
     """A ruleset ready to run: ``model``, ``compiled`` (checked procedures) and their generated code."""
 
     __slots__ = ("_code", "_illustrative", "_lock", "_plans", "compiled", "exact_results", "model", "name")
+    model: Ruleset
+    name: str
+    compiled: Mapping[str, ir.CheckedProcedure]
+    exact_results: dict[Any, Any]
+    _code: dict[str, Any]  # procedure name -> engine.ProcedureCode
+    _illustrative: dict[str, tuple[str, ...]]
+    _plans: dict[str, InputPlan]
+    _lock: threading.Lock
 
     def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure], illustrative: Mapping[str, tuple[str, ...]] | None = None):
         object.__setattr__(self, "model", model)
@@ -48,7 +66,7 @@ class CompiledRuleset:
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}: a compiled ruleset is immutable")
 
-    def program(self, name: str):
+    def program(self, name: str) -> Any:
         """The generated code of procedure ``name`` (:class:`engine.ProcedureCode`).
 
         Each procedure is compiled once, the first time it is run, and kept:
@@ -72,49 +90,24 @@ class CompiledRuleset:
         if found is None:
             from .callgraph import illustrative_tables
 
-            found = self._illustrative[name] = illustrative_tables(self, name)
+            found = self._illustrative[name] = illustrative_tables(self.model, name)
         return found
 
-    def input_plan(self, name: str) -> tuple:
-        """How procedure ``name``'s inputs are checked, worked out once: (declared names, one row per input).
-
-        Each row is (name, kind, low, high, values, default, type): kind is 1 for
-        an int, 2 for a bool, 3 for a str, 0 for anything coerce() must look at.
-        """
+    def input_plan(self, name: str) -> InputPlan:
+        """How procedure ``name``'s inputs are checked (:class:`binding.InputPlan`), worked out once."""
         plan = self._plans.get(name)
         if plan is None:
             plan = self._plans[name] = input_plan(self.compiled[name])
         return plan
 
-    # ---- the model, read through ---------------------------------------------------
+    # ---- the model, read through: ruleset.tables is ruleset.model.tables ----------------
 
-    title = property(lambda self: self.model.title)
-    source = property(lambda self: self.model.source)
-    version = property(lambda self: self.model.version)
-    description = property(lambda self: self.model.description)
-    path = property(lambda self: self.model.path)
-    constants = property(lambda self: self.model.constants)
-    types = property(lambda self: self.model.types)
-    tables = property(lambda self: self.model.tables)
-    modifiers = property(lambda self: self.model.modifiers)
-    procedures = property(lambda self: self.model.procedures)
-    notes = property(lambda self: self.model.notes)
-    examples = property(lambda self: self.model.examples)
-    aids = property(lambda self: self.model.aids)
+    title, source, version, description, path = _model_parts("title", "source", "version", "description", "path")
+    constants, types, tables, modifiers, procedures = _model_parts("constants", "types", "tables", "modifiers", "procedures")
+    notes, examples, aids = _model_parts("notes", "examples", "aids")
 
     def __repr__(self) -> str:
         return f"CompiledRuleset({self.model.name!r}, {len(self.compiled)} procedures)"
-
-
-def input_plan(procedure: ir.CheckedProcedure) -> tuple:
-    """(declared input names, one row per input): see CompiledRuleset.input_plan."""
-    from .values import BoolType, IntType, StrType
-
-    rows = []
-    for spec in procedure.inputs:
-        kind = {IntType: 1, BoolType: 2, StrType: 3}.get(type(spec.type), 0)
-        rows.append((spec.name, kind, getattr(spec.type, "low", None), getattr(spec.type, "high", None), getattr(spec.type, "values", None), spec.default, spec.type))
-    return frozenset(row[0] for row in rows), tuple(rows)
 
 
 def compile_model(model: Ruleset, diagnostics: DiagnosticList | None = None) -> CompiledRuleset:

@@ -18,16 +18,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .api import choice_problems, odds, prepare_inputs, resolve
+from .api import odds, resolve
+from .binding import (
+    BAD_OPTION,
+    MISSING_INPUT,
+    UNKNOWN_CHOICE,
+    UNKNOWN_INPUT,
+    BindingProblem,
+    bind,
+    reachable_choices,
+)
 from .dice import DiceScriptError
-from .errors import Diagnostic, RulesetError, RuleViolation, UsageError
-from .inputs import CoercionError, coerce
+from .errors import Diagnostic, RulesetError, RuleViolation
 from .limits import Budget, LimitExceeded, Limits, TimeoutExceeded, breach
 from .results import shown_value
-from .ruleset import Example, Ruleset
+from .ruleset import Example
 from .values import OutcomeValue, show, to_plain
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .compiled_ruleset import CompiledRuleset
 
 
 @dataclass(frozen=True)
@@ -42,46 +53,46 @@ class ExampleResult:
         return not self.problems
 
 
-def run_examples(ruleset: Ruleset, limits: Limits | None = None, budget: Budget | None = None) -> list[ExampleResult]:
+def run_examples(ruleset: CompiledRuleset, limits: Limits | None = None, budget: Budget | None = None) -> list[ExampleResult]:
     """Every example of ``ruleset``, under ``budget`` (a command's, shared with other rulesets' examples)
     or else one budget of ``limits`` for them all."""
     budget = budget if budget is not None else Budget(limits or Limits())
     return [run_example(ruleset, example, budget=budget) for example in ruleset.examples]
 
 
-def run_example(ruleset: Ruleset, example: Example, limits: Limits | None = None, budget: Budget | None = None) -> ExampleResult:
+def run_example(ruleset: CompiledRuleset, example: Example, limits: Limits | None = None, budget: Budget | None = None) -> ExampleResult:
     """One example's result; raises TimeoutExceeded, at the example, when ``budget``'s time runs out."""
     if budget is None:
         budget = Budget(limits or Limits())
-    problems: list[Diagnostic] = []
     procedure = ruleset.compiled.get(example.procedure)
     if procedure is None:
         names = ", ".join(sorted(ruleset.compiled))
         return ExampleResult(example, (example.where("procedure").diagnostic(f"no procedure '{example.procedure}' (procedures: {names})"),))
-    data = example.data
-    inputs = {}
-    for name, value in (data.get("inputs") or {}).items():
-        spec = procedure.input(name)
-        if spec is None:
-            known = ", ".join(s.name for s in procedure.inputs) or "none"
-            problems.append(example.where(f"inputs.{name}.key").diagnostic(f"procedure '{procedure.name}' has no input '{name}' (inputs: {known})"))
-            continue
-        try:
-            inputs[name] = coerce(value, spec.type, f"input '{name}'")
-        except CoercionError as error:
-            problems.append(example.where(f"inputs.{name}").diagnostic(error.message))
-    choices = dict(data.get("choices") or {})
-    problems.extend(_choice_problems(ruleset, example, procedure.name, choices))
-    if problems:
-        return ExampleResult(example, tuple(problems))
-    try:
-        prepare_inputs(procedure, inputs, choices)
-    except UsageError as error:
-        return ExampleResult(example, tuple(example.where("inputs").diagnostic(d.message) for d in error.diagnostics))
+    inputs = dict(example.data.get("inputs") or {})
+    choices = dict(example.data.get("choices") or {})
+    offered = reachable_choices(ruleset, procedure.name) if choices else None
+    bound = bind(procedure, inputs, choices, plan=ruleset.input_plan(procedure.name), offered=offered)
+    if bound.problems:
+        return ExampleResult(example, tuple(example.where(_written_at(problem)).diagnostic(problem.message) for problem in bound.problems))
     try:
         budget.check_clock(example.pos)  # time shared: an example starting after the deadline stops here
     except TimeoutExceeded:
         raise _ran_out(example, budget, ()) from None
+    return ExampleResult(example, tuple(_checked(ruleset, example, inputs, choices, budget)))
+
+
+def _written_at(problem: BindingProblem) -> str:
+    """Where in the example (a key of ``Example.marks``) a problem with its inputs or choices was written."""
+    if problem.kind == MISSING_INPUT:
+        return "inputs"
+    part = "choices" if problem.kind in (UNKNOWN_CHOICE, BAD_OPTION) else "inputs"
+    return f"{part}.{problem.name}.key" if problem.kind in (UNKNOWN_INPUT, UNKNOWN_CHOICE) else f"{part}.{problem.name}"
+
+
+def _checked(ruleset: CompiledRuleset, example: Example, inputs: dict, choices: dict, budget: Budget) -> list[Diagnostic]:
+    """What the example expects (a play, a violation, odds) against what the procedure does."""
+    data = example.data
+    problems: list[Diagnostic] = []
     try:
         if "expect" in data or "violation" in data:
             budget.start_play()  # each computation has the whole work budget; the clock runs on
@@ -95,7 +106,7 @@ def run_example(ruleset: Ruleset, example: Example, limits: Limits | None = None
         problems.extend(error.diagnostics)
     if not any(key in data for key in ("expect", "violation", "odds")):
         problems.append(example.pos.diagnostic("example checks nothing: give expect, violation or odds"))
-    return ExampleResult(example, tuple(problems))
+    return problems
 
 
 def _ran_out(example: Example, budget: Budget, inside: tuple[Diagnostic, ...]) -> TimeoutExceeded:
@@ -104,15 +115,7 @@ def _ran_out(example: Example, budget: Budget, inside: tuple[Diagnostic, ...]) -
     return TimeoutExceeded((*stopped.diagnostics, *inside))
 
 
-def _choice_problems(ruleset: Ruleset, example: Example, procedure: str, choices: dict) -> list[Diagnostic]:
-    """A choice the procedure (or a procedure it resolves) does not have, or an option it does not offer, at its line."""
-    return [
-        example.where(f"choices.{name}.key" if at_key else f"choices.{name}").diagnostic(message)
-        for name, at_key, message in choice_problems(ruleset, procedure, choices)
-    ]
-
-
-def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict, budget: Budget) -> list[Diagnostic]:
+def _check_play(ruleset: CompiledRuleset, example: Example, inputs: dict, choices: dict, budget: Budget) -> list[Diagnostic]:
     data = example.data
     dice = data.get("dice")
     try:
@@ -145,7 +148,7 @@ def _check_play(ruleset: Ruleset, example: Example, inputs: dict, choices: dict,
     return problems
 
 
-def _check_odds(ruleset: Ruleset, example: Example, inputs: dict, choices: dict, budget: Budget) -> list[Diagnostic]:
+def _check_odds(ruleset: CompiledRuleset, example: Example, inputs: dict, choices: dict, budget: Budget) -> list[Diagnostic]:
     distribution = odds(ruleset, example.procedure, inputs, choices=choices, budget=budget)
     problems = []
     for index, item in enumerate(example.data["odds"]):

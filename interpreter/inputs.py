@@ -7,6 +7,7 @@ value raises :class:`CoercionError` with a message; callers add the position
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .limits import Limits
@@ -28,7 +29,9 @@ MAX_INT_DIGITS = len(str(1 << MAX_INT_BITS))
 
 
 class CoercionError(Exception):
-    def __init__(self, message: str, path: tuple = (), *, at_key: bool = False):
+    """A value that is not of the type wanted: ``message`` says why, ``path`` where inside it."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = (), *, at_key: bool = False):
         super().__init__(message)
         self.message = message
         self.path = path  # where inside the value the problem is (list index, field)
@@ -36,67 +39,85 @@ class CoercionError(Exception):
 
 
 def coerce(value: Any, expected: Type, what: str) -> Any:
-    """``value`` as a value of type ``expected`` or CoercionError."""
-    if isinstance(expected, AnyType):
-        return freeze(value)
-    if isinstance(expected, BoolType):
-        if isinstance(value, bool):
-            return value
-        raise CoercionError(f"{what} must be true or false, not {_show(value)}")
-    if isinstance(expected, IntType):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise CoercionError(f"{what} must be a whole number, not {_show(value)}")
-        if value.bit_length() > MAX_INT_BITS:
-            raise CoercionError(f"{what} must be a whole number of at most {MAX_INT_BITS} bits (max_int_bits)")
-        if expected.low is not None and value < expected.low:
-            raise CoercionError(f"{what} must be at least {expected.low}, not {value}")
-        if expected.high is not None and value > expected.high:
-            raise CoercionError(f"{what} must be at most {expected.high}, not {value}")
+    """``value`` as a value of type ``expected`` or CoercionError (``what`` names it in the message)."""
+    coercer = _COERCERS.get(type(expected))
+    if coercer is None:
+        raise AssertionError(f"unknown type {expected!r}")  # pragma: no cover
+    return coercer(value, expected, what)
+
+
+def _any(value: Any, expected: AnyType, what: str) -> Any:
+    return freeze(value)
+
+
+def _bool(value: Any, expected: BoolType, what: str) -> bool:
+    if isinstance(value, bool):
         return value
-    if isinstance(expected, StrType):
-        if not isinstance(value, str):
-            raise CoercionError(f"{what} must be text, not {_show(value)}")
-        if expected.values is not None and value not in expected.values:
-            raise CoercionError(f"{what} must be one of {', '.join(expected.values)}, not {value!r}")
+    raise CoercionError(f"{what} must be true or false, not {_show(value)}")
+
+
+def _int(value: Any, expected: IntType, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CoercionError(f"{what} must be a whole number, not {_show(value)}")
+    if value.bit_length() > MAX_INT_BITS:
+        raise CoercionError(f"{what} must be a whole number of at most {MAX_INT_BITS} bits (max_int_bits)")
+    if expected.low is not None and value < expected.low:
+        raise CoercionError(f"{what} must be at least {expected.low}, not {value}")
+    if expected.high is not None and value > expected.high:
+        raise CoercionError(f"{what} must be at most {expected.high}, not {value}")
+    return value
+
+
+def _str(value: Any, expected: StrType, what: str) -> str:
+    if not isinstance(value, str):
+        raise CoercionError(f"{what} must be text, not {_show(value)}")
+    if expected.values is not None and value not in expected.values:
+        raise CoercionError(f"{what} must be one of {', '.join(expected.values)}, not {value!r}")
+    return value
+
+
+def _list(value: Any, expected: ListType, what: str) -> tuple[Any, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise CoercionError(f"{what} must be a list, not {_show(value)}")
+    if expected.max_items is not None and len(value) > expected.max_items:
+        raise CoercionError(f"{what} may hold at most {expected.max_items} items, not {len(value)}")
+    items = tuple([_inside(item, expected.element, f"{what}[{index}]", index) for index, item in enumerate(value)])
+    return items if expected.ordered else canonical(items)
+
+
+def _record(value: Any, expected: RecordType, what: str) -> Record:
+    if isinstance(value, Record) and value.type_name == expected.name:
         return value
-    if isinstance(expected, ListType):
-        if not isinstance(value, (list, tuple)):
-            raise CoercionError(f"{what} must be a list, not {_show(value)}")
-        if expected.max_items is not None and len(value) > expected.max_items:
-            raise CoercionError(f"{what} may hold at most {expected.max_items} items, not {len(value)}")
-        items = []
-        for index, item in enumerate(value):
-            try:
-                items.append(coerce(item, expected.element, f"{what}[{index}]"))
-            except CoercionError as error:
-                raise CoercionError(error.message, (index,) + error.path, at_key=error.at_key) from None
-        return tuple(items) if expected.ordered else canonical(tuple(items))
-    if isinstance(expected, RecordType):
-        if isinstance(value, Record) and value.type_name == expected.name:
-            return value
-        if not isinstance(value, dict):
-            raise CoercionError(f"{what} must be a {expected.name} (a mapping of {', '.join(n for n, _ in expected.fields)}), not {_show(value)}")
-        defaults = dict(expected.defaults)
-        unknown = [key for key in value if expected.field(key) is None]
-        if unknown:
-            raise CoercionError(
-                f"{what}: {expected.name} has no field '{unknown[0]}' (fields: {', '.join(n for n, _ in expected.fields)})",
-                (unknown[0],),
-                at_key=True,
-            )
-        items = []
-        for name, field_type in expected.fields:
-            if name in value:
-                try:
-                    items.append((name, coerce(value[name], field_type, f"{what}.{name}")))
-                except CoercionError as error:
-                    raise CoercionError(error.message, (name,) + error.path, at_key=error.at_key) from None
-            elif name in defaults:
-                items.append((name, defaults[name]))
-            else:
-                raise CoercionError(f"{what}: missing field '{name}' of {expected.name}")
-        return Record(expected.name, tuple(items))
-    raise AssertionError(f"unknown type {expected!r}")  # pragma: no cover
+    field_names = ", ".join(n for n, _ in expected.fields)
+    if not isinstance(value, dict):
+        raise CoercionError(f"{what} must be a {expected.name} (a mapping of {field_names}), not {_show(value)}")
+    unknown = [key for key in value if expected.field(key) is None]
+    if unknown:
+        raise CoercionError(f"{what}: {expected.name} has no field '{unknown[0]}' (fields: {field_names})", (unknown[0],), at_key=True)
+    defaults = dict(expected.defaults)
+    items = []
+    for name, field_type in expected.fields:
+        if name in value:
+            items.append((name, _inside(value[name], field_type, f"{what}.{name}", name)))
+        elif name in defaults:
+            items.append((name, defaults[name]))
+        else:
+            raise CoercionError(f"{what}: missing field '{name}' of {expected.name}")
+    return Record(expected.name, tuple(items))
+
+
+def _inside(value: Any, expected: Type, what: str, step: str | int) -> Any:
+    """A part of a list or record coerced; a problem's path starts with the part's index or field name."""
+    try:
+        return coerce(value, expected, what)
+    except CoercionError as error:
+        raise CoercionError(error.message, (step, *error.path), at_key=error.at_key) from None
+
+
+# One coercer a type (the types are final: exact classes, looked up directly).
+_COERCERS: dict[type, Callable[[Any, Any, str], Any]] = {
+    AnyType: _any, BoolType: _bool, IntType: _int, StrType: _str, ListType: _list, RecordType: _record,
+}
 
 
 def coercion_keeps(expected: Type, actual: Type) -> bool:
@@ -108,18 +129,17 @@ def coercion_keeps(expected: Type, actual: Type) -> bool:
     canonical order already).  A ``resolve`` passes such arguments as they are
     instead of coercing them again on every call.
     """
-    kind = type(expected)
-    if kind is IntType:
+    if isinstance(expected, IntType):
         return type(actual) is IntType and expected.low is None and expected.high is None
-    if kind is BoolType:
+    if isinstance(expected, BoolType):
         return type(actual) is BoolType
-    if kind is StrType:
+    if isinstance(expected, StrType):
         return type(actual) is StrType and expected.values is None
-    if kind is RecordType:
-        return type(actual) is RecordType and actual.name == expected.name
-    if kind is ListType:
+    if isinstance(expected, RecordType):
+        return isinstance(actual, RecordType) and actual.name == expected.name
+    if isinstance(expected, ListType):
         return (
-            type(actual) is ListType
+            isinstance(actual, ListType)
             and expected.max_items is None
             and (expected.ordered or not actual.ordered)
             and coercion_keeps(expected.element, actual.element)

@@ -14,13 +14,14 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .api import Distribution, odds, procedure_of, reachable_choices
+from .api import Distribution, odds, procedure_of
 from .arguments import check_names, check_type, misuse
+from .binding import option_problem, reachable_choices
 from .inputs import CoercionError, coerce, parse_command_line_value
 from .limits import EXACT_CALL_WORK, Budget, Limits
-from .ruleset import MISSING, Ruleset
+from .ruleset import MISSING, Choice
 from .summaries import OUTCOME, numeric
 from .values import (
     BoolType,
@@ -32,6 +33,10 @@ from .values import (
     show,
     to_plain,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import ir
+    from .compiled_ruleset import CompiledRuleset
 
 # Combinations in one sweep: a wide terminal table or a large heat map, never an accident.
 MAX_CELLS = 10_000
@@ -82,7 +87,9 @@ def _parse_target(text: str) -> tuple[str, tuple[str | int, ...], tuple[int, ...
     match = _TARGET.match(text)
     if not match:
         raise SweepError(f"expected an input name, not {text[:40]!r}")
-    name, position, path, starts = match.group(0), match.end(), [], []
+    name, position = match.group(0), match.end()
+    path: list[str | int] = []
+    starts: list[int] = []
     while position < len(text):
         starts.append(position)
         if text[position] == ".":
@@ -161,7 +168,7 @@ def _split_values(text: str) -> list[tuple[str, int]]:
 _RANGE = re.compile(r"\s*(-?[0-9]{1,19})\s*\.\.\s*(-?[0-9]{1,19})\s*", re.ASCII)
 
 
-def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
+def parse_dimension(ruleset: CompiledRuleset, procedure: str, text: str) -> Dimension:
     """``NAME=A..B`` or ``NAME=V1,V2,…`` as written after ``--over``."""
     _check_call(ruleset, procedure)
     check_type(text, str, "a dimension", "text such as 'zones=1..3'")
@@ -176,12 +183,13 @@ def parse_dimension(ruleset: Ruleset, procedure: str, text: str) -> Dimension:
     except SweepError as error:
         raise SweepError(error.message, lead + error.offset) from None
     what = f"input '{written.strip()}'"
-    if isinstance(target_type, tuple):  # a choice: its options
+    if isinstance(target_type, Choice):
         raw: list[Any] = []
         for part, start in _split_values(values_text):
             option = part.strip()
-            if option not in target_type:
-                raise SweepError(f"choice '{name}' must be one of {', '.join(target_type)}, not {option!r}", offset + start)
+            message = option_problem(target_type, option)
+            if message is not None:
+                raise SweepError(message, offset + start)
             raw.append(option)
         return _dimension(written.strip(), name, path, raw, is_choice=True)
     match = _RANGE.fullmatch(values_text)
@@ -222,7 +230,7 @@ def _flow_value(text: str) -> Any:
         raise CoercionError(error.diagnostics[0].message) from None
 
 
-def dimension_from_values(ruleset: Ruleset, procedure: str, written: str, values: Sequence[Any]) -> Dimension:
+def dimension_from_values(ruleset: CompiledRuleset, procedure: str, written: str, values: Sequence[Any]) -> Dimension:
     """A dimension from values already parsed (a player aid's YAML)."""
     _check_call(ruleset, procedure)
     check_type(written, str, "what varies", "text such as 'zones' or 'attacker[1].contact'")
@@ -230,10 +238,11 @@ def dimension_from_values(ruleset: Ruleset, procedure: str, written: str, values
         raise misuse(f"the values are a list, not {type(values).__name__}")
     name, path = parse_target(written)
     target_type = _target_type(ruleset, procedure, name, path, written)
-    if isinstance(target_type, tuple):
+    if isinstance(target_type, Choice):
         for value in values:
-            if value not in target_type:
-                raise SweepError(f"choice '{name}' must be one of {', '.join(target_type)}, not {value!r}")
+            message = option_problem(target_type, value)
+            if message is not None:
+                raise SweepError(message)
         return _dimension(written, name, path, list(values), is_choice=True)
     for value in values:
         try:
@@ -249,7 +258,8 @@ def _dimension(written: str, name: str, path: tuple, values: list, is_choice: bo
     return Dimension(written, name, path, tuple(values), is_choice)
 
 
-def _target_type(ruleset: Ruleset, procedure: str, name: str, path: tuple, written: str, starts: tuple[int, ...] = ()) -> Type | tuple[str, ...]:
+def _target_type(ruleset: CompiledRuleset, procedure: str, name: str, path: tuple, written: str, starts: tuple[int, ...] = ()) -> Type | Choice:
+    """The type of what ``name`` and ``path`` reach inside an input, or the choice ``name`` names."""
     compiled = procedure_of(ruleset, procedure)
     spec = compiled.input(name)
     if spec is not None:
@@ -258,7 +268,7 @@ def _target_type(ruleset: Ruleset, procedure: str, name: str, path: tuple, writt
     if choice is not None:
         if path:
             raise SweepError(f"'{name}' is a choice: it has no fields")
-        return tuple(choice.options)
+        return choice
     inputs = ", ".join(s.name for s in compiled.inputs) or "none"
     raise SweepError(f"procedure '{procedure}' has no input or choice '{name}' (inputs: {inputs})")
 
@@ -324,7 +334,7 @@ class Sweep:
 
 
 def run_sweep(
-    ruleset: Ruleset,
+    ruleset: CompiledRuleset,
     procedure: str,
     dimensions: Sequence[Dimension],
     inputs: Mapping[str, Any] | None = None,
@@ -335,16 +345,8 @@ def run_sweep(
     budget: Budget | None = None,
 ) -> Sweep:
     """The exact odds at every combination of the dimensions' values, under one budget."""
-    _check_call(ruleset, procedure)
-    if isinstance(dimensions, (str, bytes)) or not isinstance(dimensions, Sequence):
-        raise misuse(f"dimensions are a list of Dimension (parse_dimension(ruleset, procedure, 'zones=1..3')), not {type(dimensions).__name__}")
-    for dimension in dimensions:
-        check_type(dimension, Dimension, "each dimension", "a Dimension (from parse_dimension)")
-    check_type(inputs, Mapping, "inputs", "a mapping of input names to values", optional=True)
-    check_type(choices, Mapping, "choices", "a mapping of choice names to options", optional=True)
+    _check_sweep(ruleset, procedure, dimensions, inputs, choices, limits, budget)
     by = check_names(by, "by")
-    check_type(limits, Limits, "limits", "a Limits(...)", optional=True)
-    check_type(budget, Budget, "budget", "a Budget (or None)", optional=True)
     compiled = procedure_of(ruleset, procedure)
     cells_wanted = 1
     for dimension in dimensions:
@@ -352,27 +354,55 @@ def run_sweep(
     if cells_wanted > MAX_CELLS:
         raise SweepError(f"{cells_wanted:,} combinations is more than {MAX_CELLS:,}: sweep fewer values")
     budget = budget or Budget(limits or Limits())
-    fixed = {k: to_plain(v) for k, v in (inputs or {}).items()}
+    fixed = _fixed_inputs(compiled, dimensions, inputs or {})
+    cells = []
+    for combination in itertools.product(*(d.values for d in dimensions)):
+        cell_inputs, cell_choices = _cell_call(fixed, choices or {}, dimensions, combination)
+        # a cell's call has a cost of its own, whatever the procedure does (inputs prepared, fractions reduced):
+        # thousands of cells whose odds come from the memo would otherwise cost nothing
+        budget.charge(EXACT_CALL_WORK, compiled.body.pos)
+        cells.append(Cell(tuple(combination), odds(ruleset, procedure, cell_inputs, choices=cell_choices, budget=budget)))
+    return Sweep(ruleset.name, procedure, fixed, dict(choices or {}), tuple(dimensions), tuple(by), tuple(cells), outcome_order(ruleset, procedure))
+
+
+def _check_sweep(ruleset: Any, procedure: Any, dimensions: Any, inputs: Any, choices: Any, limits: Any, budget: Any) -> None:
+    """``run_sweep``'s arguments are of the kinds it takes (the project's own errors, never a TypeError)."""
+    _check_call(ruleset, procedure)
+    if isinstance(dimensions, (str, bytes)) or not isinstance(dimensions, Sequence):
+        raise misuse(f"dimensions are a list of Dimension (parse_dimension(ruleset, procedure, 'zones=1..3')), not {type(dimensions).__name__}")
+    for dimension in dimensions:
+        check_type(dimension, Dimension, "each dimension", "a Dimension (from parse_dimension)")
+    check_type(inputs, Mapping, "inputs", "a mapping of input names to values", optional=True)
+    check_type(choices, Mapping, "choices", "a mapping of choice names to options", optional=True)
+    check_type(limits, Limits, "limits", "a Limits(...)", optional=True)
+    check_type(budget, Budget, "budget", "a Budget (or None)", optional=True)
+
+
+def _fixed_inputs(compiled: ir.CheckedProcedure, dimensions: Sequence[Dimension], inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """The inputs every cell shares (plain values): those given, and the defaults of inputs part of which
+    varies (a field of the first unit varies inside the default list of units)."""
+    fixed = {k: to_plain(v) for k, v in inputs.items()}
     for dimension in dimensions:
         if dimension.path and not dimension.is_choice and dimension.target not in fixed:
             spec = compiled.input(dimension.target)
             if spec is None or spec.default is MISSING:
                 raise SweepError(f"{dimension.name}: give the input '{dimension.target}' (--set {dimension.target}=...) so that part of it can vary")
             fixed[dimension.target] = to_plain(spec.default)
-    cells = []
-    for combination in itertools.product(*(d.values for d in dimensions)):
-        cell_inputs = dict(fixed)
-        cell_choices = dict(choices or {})
-        for dimension, value in zip(dimensions, combination):
-            if dimension.is_choice:
-                cell_choices[dimension.target] = value
-            else:
-                cell_inputs[dimension.target] = _set_at(cell_inputs.get(dimension.target), dimension.path, value, dimension.name)
-        # a cell's call has a cost of its own, whatever the procedure does (inputs prepared, fractions reduced):
-        # thousands of cells whose odds come from the memo would otherwise cost nothing
-        budget.charge(EXACT_CALL_WORK, compiled.body.pos)
-        cells.append(Cell(tuple(combination), odds(ruleset, procedure, cell_inputs, choices=cell_choices, budget=budget)))
-    return Sweep(ruleset.name, procedure, fixed, dict(choices or {}), tuple(dimensions), tuple(by), tuple(cells), outcome_order(ruleset, procedure))
+    return fixed
+
+
+def _cell_call(
+    fixed: dict[str, Any], choices: Mapping[str, str], dimensions: Sequence[Dimension], combination: tuple[Any, ...]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The inputs and choices of one cell: the fixed ones, with each dimension's value set where it goes."""
+    cell_inputs = dict(fixed)
+    cell_choices = dict(choices)
+    for dimension, value in zip(dimensions, combination):
+        if dimension.is_choice:
+            cell_choices[dimension.target] = value
+        else:
+            cell_inputs[dimension.target] = _set_at(cell_inputs.get(dimension.target), dimension.path, value, dimension.name)
+    return cell_inputs, cell_choices
 
 
 def _check_call(ruleset: Any, procedure: Any) -> None:
@@ -382,7 +412,7 @@ def _check_call(ruleset: Any, procedure: Any) -> None:
     check_type(procedure, str, "the procedure", "a procedure's name (a string)")
 
 
-def outcome_order(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
+def outcome_order(ruleset: CompiledRuleset, procedure: str) -> tuple[str, ...]:
     """The procedure's outcome names in the order its text first names them."""
     from . import syntax
 

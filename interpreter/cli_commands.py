@@ -1,0 +1,459 @@
+"""The commands of ``wartable``: one function a command, each taking the parsed arguments, the
+command line (to point at a bad argument) and the output streams, and returning the exit code.
+
+``cli.COMMANDS`` lists them with their options; :func:`cli.main` dispatches.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+
+from . import ir
+from .limits import Limits
+
+if TYPE_CHECKING:  # pragma: no cover - the commands import these when they run
+    from .api import Distribution
+    from .compiled_ruleset import CompiledRuleset
+
+from .cli_inputs import gather_choices, gather_inputs
+from .cli_output import output_format, print_json, raw_stream, work_progress
+from .command_line import (
+    CommandLine,
+    base_paths,
+    dice_offset,
+    limits_of,
+    load,
+    offset_of,
+    parse_by,
+    parse_count,
+    parse_dice,
+    parse_digits,
+    parse_seed,
+    plural,
+    procedure_named,
+    shorten,
+)
+from .errors import RulesetError, UsageError
+
+
+def check_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
+    from .aid import aid_problems
+    from .loader import load_ruleset
+    from .render import text_check_entry
+    from .reporters import github_check, junit_check
+    from .resources import bundled_names
+
+    output = output_format(args)
+    names = args.rulesets or bundled_names()
+    entries = []
+    for name in names:
+        try:
+            ruleset = load_ruleset(name, base_paths=base_paths(args, command_line))
+            problems = aid_problems(ruleset)
+            if problems:
+                raise RulesetError(problems)
+        except UsageError as error:
+            raise command_line.error(command_line.find(name), error.diagnostics[0].message) from None
+        except RulesetError as error:
+            entry = results.check_failed(name, error.diagnostics)
+            entries.append(entry)
+            if output == "text":
+                print(error.format(), file=stderr)
+                print(text_check_entry(entry), file=stderr)
+            continue
+        entry = results.check_passed(ruleset.model, name)
+        entries.append(entry)
+        if output == "text":
+            print(text_check_entry(entry), file=stdout)
+    document = results.check_report(entries)
+    if output == "json":
+        print_json(document, stdout)
+    elif output == "github":
+        print(github_check(document), file=stdout)
+    elif output == "junit":
+        print(junit_check(document), file=stdout)
+    return 0 if document["ok"] else 1
+
+
+def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
+    from .examples import run_example
+    from .limits import Budget
+    from .render import text_diagnostic, text_example, text_test_summary
+    from .reporters import github_test, junit_test
+    from .resources import bundled_names
+
+    output = output_format(args)
+    names = args.rulesets or bundled_names()
+    limits = limits_of(args, command_line)
+    # every ruleset loaded first: the timeout, one for all the examples (see examples.py), is for
+    # running them, not for reading files (loading has budgets of its own)
+    rulesets = [load(name, command_line, args) for name in names]
+    budget = Budget(limits)
+    examples = []
+    for ruleset in rulesets:
+        for example in ruleset.examples:  # one at a time: what ran is printed if the time runs out
+            result = run_example(ruleset, example, budget=budget)
+            entry = results.example_result(ruleset.model, result)
+            examples.append(entry)
+            if output == "text":
+                print(text_example(entry), file=stdout)
+                for problem in entry["problems"]:
+                    print(text_diagnostic(problem), file=stderr)
+    document = results.test_report(examples)
+    if output == "text":
+        print(text_test_summary(document), file=stdout)
+    elif output == "json":
+        print_json(document, stdout)
+    elif output == "github":
+        print(github_test(document), file=stdout)
+    else:
+        print(junit_test(document), file=stdout)
+    return 0 if document["ok"] else 1
+
+
+def list_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
+    from .render import text_listing
+
+    document = results.listing(load(args.ruleset, command_line, args))
+    if args.json:
+        print_json(document, stdout)
+    else:
+        print(text_listing(document), file=stdout)
+    return 0
+
+
+def show_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
+    from .render import text_modifiers, text_procedure, text_table
+
+    ruleset = load(args.ruleset, command_line, args)
+    if args.code is not None:
+        from .engine import show_code
+
+        return show_code(ruleset, args.name, args.code, command_line, stdout)
+    if args.name in ruleset.tables:
+        document, text = results.table_doc(ruleset.tables[args.name], provenance=args.provenance), text_table
+    elif args.name in ruleset.modifiers:
+        document, text = results.modifiers_doc(ruleset.modifiers[args.name]), text_modifiers
+    elif args.name in ruleset.procedures:
+        document, text = results.procedure_doc(ruleset, args.name), text_procedure
+    else:
+        names = sorted(ruleset.tables) + sorted(ruleset.modifiers) + sorted(ruleset.procedures)
+        raise command_line.error(command_line.find(args.name), f"ruleset '{ruleset.name}' has no table, modifier list or procedure '{args.name}' (it has: {', '.join(names)})")
+    if args.json:
+        print_json(document, stdout)
+    else:
+        print(text(document), file=stdout)
+    return 0
+
+
+@dataclass(frozen=True)
+class _Call:
+    """What ``run`` and ``odds`` are asked to compute, read from the command line and checked."""
+
+    ruleset: CompiledRuleset
+    procedure: ir.CheckedProcedure
+    inputs: dict[str, Any]
+    choices: dict[str, str]
+    by: tuple[str, ...] | None  # --by
+    digits: int | None  # --digits
+
+
+def _call(args: argparse.Namespace, command_line: CommandLine, stderr: TextIO) -> _Call:
+    ruleset = load(args.ruleset, command_line, args)
+    procedure = procedure_named(ruleset, args.procedure, command_line)
+    inputs = gather_inputs(procedure, args, command_line, ruleset=ruleset, stderr=stderr)
+    choices = gather_choices(procedure, args, command_line, ruleset)
+    return _Call(ruleset, procedure, inputs, choices, parse_by(args.by, procedure, command_line), parse_digits(args.digits, command_line))
+
+
+def run_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
+    from .api import resolve
+    from .dice import DiceScriptError
+    from .render import text_resolution
+
+    call = _call(args, command_line, stderr)
+    seed = parse_seed(args.seed, command_line) if args.seed is not None else None
+    dice = parse_dice(args.dice, command_line) if args.dice is not None else None
+    limits = limits_of(args, command_line)
+    if args.n is not None:
+        return _monte_carlo(call, args, command_line, seed, dice, stdout, stderr, limits)
+    for flag, value in (("--by", args.by), ("--digits", args.digits)):
+        if value is not None:
+            raise command_line.error(command_line.find(value, flag), f"{flag} summarises many plays: give --n TRIALS too")
+    try:
+        resolution = resolve(call.ruleset, args.procedure, call.inputs, seed=seed, dice=dice, choices=call.choices, limits=limits)
+    except DiceScriptError as error:
+        index = command_line.find(args.dice, "--dice")
+        offset = dice_offset(args.dice, error.index) if error.index is not None else 0
+        if index is not None:
+            offset += command_line.offset_in(index, args.dice)
+        raise command_line.error(index, error.message, offset) from None
+    document = results.resolution(resolution)
+    if args.json:
+        print_json(document, stdout)
+    else:
+        print(text_resolution(document, full_trace=args.trace, provenance=args.provenance), file=stdout)
+    if resolution.unused_dice and not args.json:
+        print(f"note: {resolution.unused_dice} scripted dice were not used", file=stderr)
+    return 0
+
+
+def _monte_carlo(
+    call: _Call, args: argparse.Namespace, command_line: CommandLine, seed: int | None, dice: tuple[int, ...] | None,
+    stdout: TextIO, stderr: TextIO, limits: Limits,
+) -> int:
+    """``run --n TRIALS``: the outcomes of many seeded plays."""
+    from . import results
+    from .api import monte_carlo
+    from .render import text_sample
+
+    trials = parse_count(args.n, "--n", command_line)
+    if trials > limits.max_trials:
+        index = command_line.find(args.n, "--n")
+        raise command_line.error(index, f"--n: at most {limits.max_trials:,} trials in one run", offset_of(command_line, index, args.n))
+    if dice is not None:
+        raise command_line.error(command_line.find(args.dice, "--dice"), "--n draws its own dice: give --seed, not --dice")
+    show_progress = trials >= 10_000 and stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r{done * 100 // total:3d}% of {total} trials", end="", file=raw_stream(stderr), flush=True)
+
+    try:
+        sample = monte_carlo(call.ruleset, args.procedure, call.inputs, trials=trials, seed=seed, choices=call.choices,
+                             progress=progress if show_progress else None, limits=limits)
+    finally:  # a breach (the timeout) is printed on a clean line
+        if show_progress:
+            print("\r" + " " * 40 + "\r", end="", file=raw_stream(stderr))
+    document = results.sample(sample, by=call.by, digits=call.digits)
+    if args.json:
+        print_json(document, stdout)
+    else:
+        print(text_sample(document, digits=call.digits), file=stdout)
+    return 0
+
+
+def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .api import odds_by_choice
+
+    call = _call(args, command_line, stderr)
+    if args.what_if:
+        return _what_if(call.ruleset, args, call.inputs, call.choices, command_line, stdout)
+    found = odds_by_choice(call.ruleset, args.procedure, call.inputs, choices=call.choices, limits=limits_of(args, command_line),
+                           progress=work_progress(stderr) if stderr.isatty() else None)
+    if stderr.isatty():
+        print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
+    open_names = [name for name in found[0][0] if name not in call.choices] if len(found) > 1 else []
+    if args.json:
+        print_json(_odds_document(call, found, open_names), stdout)
+    else:
+        _print_odds(call, found, open_names, stdout)
+    return 0
+
+
+def _odds_document(call: _Call, found: list[tuple[dict[str, str], Distribution]], open_names: list[str]) -> dict[str, Any]:
+    """``odds --json``: the distribution under the choices given (defaults for the rest); with open
+    choices, ``by_choice`` holds one distribution per combination."""
+    from . import results
+    from .binding import reachable_choices
+
+    defaults = {c.name: c.default for c in reachable_choices(call.ruleset, call.procedure.name)}
+    chosen_by_default = next(d for chosen, d in found if all(chosen[name] == defaults[name] for name in open_names))
+    document = results.distribution(chosen_by_default, by=call.by, digits=call.digits)
+    if open_names:
+        kept = ("outcomes", "truncated", "means", "marginal")
+        document["by_choice"] = [
+            {"choices": chosen, **{k: v for k, v in results.distribution(d, by=call.by, digits=call.digits).items() if k in kept}}
+            for chosen, d in found
+        ]
+    return document
+
+
+def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], open_names: list[str], stdout: TextIO) -> None:
+    """``odds`` as text: one distribution per combination of the open choices, each headed by them."""
+    from . import results
+    from .render import text_distribution
+
+    for index, (chosen, distribution) in enumerate(found):
+        if index:
+            print(file=stdout)
+        if open_names:
+            print("with " + ", ".join(f"{name} = {chosen[name]}" for name in open_names) + ":", file=stdout)
+        print(text_distribution(results.distribution(distribution, by=call.by, digits=call.digits), digits=call.digits), file=stdout)
+
+
+def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: TextIO) -> int:
+    from .api import odds
+    from .diff import WhatIfError, what_if
+    from .limits import Budget
+
+    changed = ruleset
+    for text in args.what_if:
+        try:
+            changed = what_if(changed, [text])
+        except WhatIfError as error:
+            index = command_line.find(text, "--what-if")
+            raise command_line.error(index, f"--what-if: {error.message}", offset_of(command_line, index, text) + error.offset) from None
+    budget = Budget(limits_of(args, command_line))
+    before = odds(ruleset, args.procedure, inputs, choices=choices, budget=budget)
+    after = odds(changed, args.procedure, inputs, choices=choices, budget=budget)
+    label = "what-if " + "; ".join(args.what_if)
+    _print_odds_changes(before, after, ruleset.name, label, args.json, stdout)
+    return 0
+
+
+def _print_odds_changes(before, after, base_label: str, variant_label: str, as_json: bool, stdout: TextIO, data: list[dict] | None = None) -> None:
+    from . import results
+    from .diff import odds_changes
+    from .render import text_odds_changes
+
+    document = results.odds_changes(odds_changes(before, after), before, base_label, variant_label, data)
+    if as_json:
+        print_json(document, stdout)
+    else:
+        print(text_odds_changes(document), file=stdout)
+
+
+def diff_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .api import odds
+    from .diff import changes
+    from .limits import Budget
+    from .render import text_changes
+
+    base = load(args.base, command_line, args)
+    variant = load(args.variant, command_line, args)
+    found = [change.to_plain() for change in changes(base, variant)]
+    listing = {"base": base.name, "variant": variant.name, "changes": found}
+    if args.procedure is None:
+        if args.json:
+            print_json(listing, stdout)
+        else:
+            print("\n".join(text_changes(listing)), file=stdout)
+        return 0
+    base_procedure = procedure_named(base, args.procedure, command_line)
+    variant_procedure = procedure_named(variant, args.procedure, command_line)
+    inputs = gather_inputs(variant_procedure, args, command_line, ruleset=variant, stderr=stderr)
+    choices = gather_choices(variant_procedure, args, command_line, variant)
+    base_inputs = {k: v for k, v in inputs.items() if base_procedure.input(k) is not None}
+    base_choices = {k: v for k, v in choices.items() if base_procedure.choice(k) is not None}
+    budget = Budget(limits_of(args, command_line))
+    before = odds(base, args.procedure, base_inputs, choices=base_choices, budget=budget)
+    after = odds(variant, args.procedure, inputs, choices=choices, budget=budget)
+    if not args.json:
+        print("\n".join(text_changes(listing)), file=stdout)
+        print(file=stdout)
+    _print_odds_changes(before, after, base.name, variant.name, args.json, stdout, found)
+    return 0
+
+
+def sweep_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .reporters import SWEEP_FORMATS, sweep_doc
+    from .sweep import SweepError, parse_dimension, run_sweep
+
+    ruleset = load(args.ruleset, command_line, args)
+    procedure = procedure_named(ruleset, args.procedure, command_line)
+    if not args.over:
+        raise command_line.error(command_line.find(args.procedure), "sweep needs at least one --over NAME=A..B (or NAME=V1,V2,...)")
+    dimensions, where = [], []
+    for text in args.over:
+        index = command_line.find(text, "--over")
+        try:
+            dimensions.append(parse_dimension(ruleset, args.procedure, text))
+        except SweepError as error:
+            raise command_line.error(index, f"--over: {error.message}", offset_of(command_line, index, text) + error.offset) from None
+        where.append(index)
+    seen: dict[str, int | None] = {}
+    for dimension, index in zip(dimensions, where):
+        if dimension.name in seen:
+            raise command_line.error(index, f"--over: {dimension.name} is swept twice", offset_of(command_line, index, dimension.name))
+        seen[dimension.name] = index
+    swept = {d.target for d in dimensions if not d.path}
+    inputs = gather_inputs(procedure, args, command_line, provided=swept, ruleset=ruleset, stderr=stderr)
+    choices = gather_choices(procedure, args, command_line, ruleset)
+    for dimension, index in zip(dimensions, where):
+        if dimension.is_choice and dimension.target in choices:
+            raise command_line.error(index, f"--over: the choice {dimension.target} is fixed by --choose: sweep it or fix it, not both")
+    by = parse_by(args.by, procedure, command_line) or ("outcome",)
+    digits = parse_digits(args.digits, command_line)
+    try:
+        result = run_sweep(ruleset, args.procedure, dimensions, inputs, choices=choices, by=by, limits=limits_of(args, command_line))
+    except SweepError as error:
+        index = next((i for d, i in zip(dimensions, where) if error.message.startswith(d.name)), where[0])
+        raise command_line.error(index, f"--over: {error.message}") from None
+    document = sweep_doc(result, digits)
+    output = output_format(args)
+    if output == "json":
+        print_json(document, stdout)
+    else:
+        print(SWEEP_FORMATS[output](document, digits), file=stdout)
+    return 0
+
+
+def aid_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from pathlib import Path
+
+    from .aid import player_aid
+
+    ruleset = load(args.ruleset, command_line, args)
+    if args.output:
+        _refuse_to_overwrite_input(args, command_line)
+    page, summary = player_aid(ruleset, limits=limits_of(args, command_line))
+    if args.output:
+        path = Path(args.output)
+        try:
+            path.write_text(page, encoding="utf-8")
+        except OSError as error:
+            raise command_line.error(_output_index(args.output, command_line), f"cannot write {shorten(args.output)}: {error.strerror or error}") from None
+        summary = {"output": str(path), "bytes": len(page.encode("utf-8")), **summary}
+        if args.json:
+            print_json(summary, stdout)
+        else:
+            print(f"wrote {path}: {plural(summary['tables'], 'table')}, {plural(summary['heat_maps'], 'heat map')}", file=stdout)
+    elif args.json:
+        print_json({"output": None, "html": page, **summary}, stdout)
+    else:
+        stdout.write(page)
+    return 0
+
+
+def _output_index(output: str, command_line: CommandLine) -> int | None:
+    return command_line.find(output, "-o") or command_line.find(output, "--output") or command_line.find(output)
+
+
+def _refuse_to_overwrite_input(args: argparse.Namespace, command_line: CommandLine) -> None:
+    """``-o`` must not name a file the ruleset is read from (itself, an include, a base), by any
+    name: a symbolic link or a hard link to it is the same file (os.path.samefile)."""
+    import os
+
+    from .files import display_name
+    from .loader import files_read
+
+    output = args.output
+    try:
+        if not os.path.exists(output):
+            return  # a file not there yet is none of the ruleset's
+        for read in files_read(args.ruleset, base_paths=base_paths(args, command_line)):
+            if os.path.samefile(output, read):
+                index, shown = _output_index(output, command_line), display_name(read)
+                raise command_line.error(
+                    index, f"-o {shorten(output)}: the ruleset is read from this file ({shown[:120]}): write the page elsewhere",
+                    offset_of(command_line, index, output),
+                )
+    except (OSError, ValueError):
+        return  # an output path that cannot be looked at is reported when it is written
+
+
+def schema_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from .resources import data_dir
+
+    # The files themselves, byte for byte: what an editor would read from the package.
+    name = "fragment.schema.json" if args.fragment else "ruleset.schema.json"
+    text = (data_dir("schemas") / name).read_text(encoding="utf-8")
+    stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

@@ -1,0 +1,111 @@
+"""What the commands print through: streams that write only printable text, GitHub annotations
+for errors under ``--format github``, JSON documents, and the progress lines of long computations.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms at every start)
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors
+    import argparse
+    from collections.abc import Callable
+    from typing import Any, TextIO
+
+
+class Printable:
+    """A text stream that writes only what a terminal shows as text (``errors.printable``, newlines kept),
+    where user text never starts a line with ``:``.
+
+    The last guard at the output boundary: every reporter already escapes the
+    ruleset strings it formats, and this catches whatever else a command
+    prints (the HTML page, a CSV cell, a line cli.py words itself).  The
+    progress lines' own carriage returns go to ``raw``.
+
+    A CI runner reads each line of both streams, leading blanks trimmed, as a
+    possible workflow command (``::add-mask::``, ``::stop-commands::``): an
+    echoed source line or a CSV cell could be one.  So a ``:`` first on a line
+    (after blanks) is written ``\\x3a``, except where the commands are
+    wartable's own (``commands_are_ours``: the GitHub annotations, whose user
+    text is escaped so that it cannot start a line).  ``_blank`` remembers,
+    between writes to this one stream, whether the line so far is blank.
+    """
+
+    def __init__(self, stream: TextIO, *, commands_are_ours: bool = False):
+        self.raw: TextIO = stream.raw if isinstance(stream, Printable) else stream
+        self.commands_are_ours = commands_are_ours
+        self._blank = True
+
+    def write(self, text: str) -> int:
+        from .errors import printable
+
+        text = printable(text, newlines=True)
+        if not self.commands_are_ours:
+            text = self._no_command_lines(text)
+        return self.raw.write(text)
+
+    def _no_command_lines(self, text: str) -> str:
+        lines = text.split("\n")
+        for index, line in enumerate(lines):
+            if index == 0 and not self._blank:
+                continue
+            body = line.lstrip()
+            if body.startswith(":"):
+                lines[index] = line[: len(line) - len(body)] + "\\x3a" + body[1:]
+        self._blank = (self._blank or len(lines) > 1) and not lines[-1].strip()
+        return "\n".join(lines)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def printable_stream(stream: TextIO, *, commands_are_ours: bool = False, kind: type[Printable] | None = None) -> TextIO:
+    """``stream`` behind a :class:`Printable` (or ``kind``), typed as the text stream it stands for."""
+    return (kind or Printable)(stream, commands_are_ours=commands_are_ours)  # type: ignore[return-value]  # a duck-typed TextIO
+
+
+def raw_stream(stream: TextIO) -> TextIO:
+    """The stream under a ``Printable``: for the progress lines, whose carriage returns are ours."""
+    return stream.raw if isinstance(stream, Printable) else stream
+
+
+class GitHubErrors(Printable):
+    """stderr under ``--format github``: a user error comes as ``::error`` annotations.
+
+    The Actions runner reads every line of stderr too as a possible workflow
+    command (``::add-mask::``, ``::stop-commands::``); a ruleset that fails to
+    load would have its lines echoed there.  Annotations escape line breaks,
+    so no user text starts a line.
+    """
+
+    def annotate(self, error: BaseException) -> None:
+        from . import results
+        from .reporters import github_annotation
+
+        for diagnostic in getattr(error, "diagnostics", ()):
+            print(github_annotation(results.diagnostic(diagnostic), "wartable"), file=self)
+
+
+def output_format(args: argparse.Namespace) -> str:
+    """The output format asked for: --json is --format json."""
+    return "json" if getattr(args, "json", False) else str(getattr(args, "format", "text"))
+
+
+def print_json(document: Any, stdout: TextIO) -> None:
+    from .reporters import to_json
+
+    print(to_json(document), file=stdout)
+
+
+def work_progress(stderr: TextIO) -> Callable[[int], None]:
+    """A progress line for exact odds (whose total work is unknown): time and work so far, twice a second."""
+    import time
+
+    start = time.monotonic()
+    shown = [start]
+
+    def progress(work: int) -> None:
+        now = time.monotonic()
+        if now - shown[0] >= 0.5:
+            shown[0] = now
+            print(f"\rexact odds: {now - start:5.1f} s, {work:,} units of work (Ctrl-C stops)", end="", file=raw_stream(stderr), flush=True)
+
+    return progress
