@@ -162,7 +162,7 @@ ERROR_KINDS = {
 }
 
 
-def error(exc: Exception, exit_code: int) -> dict:
+def error(exc: BaseException, exit_code: int) -> dict:
     """A user error as data: ``{"ok": false, "exit_code", "error", "diagnostics"}``."""
     kind = next((ERROR_KINDS[cls.__name__] for cls in type(exc).__mro__ if cls.__name__ in ERROR_KINDS), "error")
     if kind == "error" and exit_code == 130:
