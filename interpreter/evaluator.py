@@ -268,8 +268,10 @@ class Executor:
             key = (callee.name, tuple(sorted(inputs.items())))
             outcomes = self._call_memo.get(key) if self.exact else None
             if outcomes is None:
-                # a call worked out costs more than its statements (inputs checked, memo key hashed, outcomes gathered)
-                self.budget.charge(CALL_WORK, callee.body.pos)
+                # a call worked out costs more than its statements (inputs checked, memo key hashed, outcomes gathered);
+                # charged where compiled code charges it: at the callee in exact odds (Run._remembered), at the
+                # call in a play (Run.call_play)
+                self.budget.charge(CALL_WORK, callee.body.pos if self.exact else statement.pos)
                 outcomes = self.run_procedure(callee, inputs, frame.depth + 1)
                 if self.exact:
                     remember(self._call_memo, key, outcomes, self.limits.max_memo_entries)
