@@ -289,7 +289,7 @@ def _rule_with_field(checker, site: CallSite) -> Type:
 
 def _inline_min_max(name: str) -> Callable[[int], str | None]:
     # two or more numbers can never be empty; one argument is a list that may be
-    return lambda arguments: f"{name}({', '.join('{%d}' % i for i in range(arguments))})" if arguments >= 2 else None
+    return lambda arguments: f"{name}({', '.join(f'{{{i}}}' for i in range(arguments))})" if arguments >= 2 else None
 
 
 FUNCTIONS: dict[str, Function] = {
