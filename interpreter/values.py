@@ -221,8 +221,9 @@ def _small(value: Record | OutcomeValue) -> bool:
 class Type:
     """The type of a value, as the checker knows it."""
 
-    # How a message names the type, when one word does (a class variable, not a field)
+    # How a message names the type, when one word does; its kind of value (base_kind).  Class variables, not fields.
     WORD: ClassVar[str] = ""
+    KIND: ClassVar[str] = "any"
 
     def describe(self) -> str:
         if not self.WORD:
@@ -234,46 +235,48 @@ class Type:
 class AnyType(Type):
     """A type not known before run time (checked where it is used)."""
 
-    WORD = "any"
+    KIND, WORD = "any", "any"
 
 
 @dataclass(frozen=True)
 class IntType(Type):
     """An integer, with optional bounds."""
 
-    WORD = "int"
+    KIND, WORD = "int", "int"
     low: int | None = None
     high: int | None = None
-
-
-@dataclass(frozen=True)
-class RatioType(Type):
-    """Odds, attacker to defender, as made by ratio(attack, defense): exact, never rounded."""
-
-    WORD = "odds ratio"
 
 
 @dataclass(frozen=True)
 class BoolType(Type):
     """A boolean."""
 
-    WORD = "bool"
+    KIND, WORD = "bool", "bool"
 
 
 @dataclass(frozen=True)
 class StrType(Type):
     """A string; ``values`` set for an enum."""
 
-    values: tuple[str, ...] | None = None
+    values: tuple[str, ...] | None = None  # the enum's values, or None for any text
+    KIND = "str"
 
     def describe(self) -> str:
         return "enum(" + ", ".join(self.values) + ")" if self.values else "str"
 
 
 @dataclass(frozen=True)
+class RatioType(Type):
+    """Odds, attacker to defender, as made by ratio(attack, defense): exact, never rounded."""
+
+    KIND, WORD = "ratio", "odds ratio"
+
+
+@dataclass(frozen=True)
 class ListType(Type):
     """A list of one element type (ordered, or order-free)."""
 
+    KIND = "list"
     element: Type
     max_items: int | None = None
     # False: an order-free list (a fleet, a pool of dice), its values kept in canonical order
@@ -288,6 +291,7 @@ class ListType(Type):
 class RecordType(Type):
     """A record type: named, typed fields."""
 
+    KIND = "record"
     name: str
     fields: tuple[tuple[str, Type], ...]
     # Field defaults for values built from input (name -> value); not part of the type's identity.
@@ -308,6 +312,7 @@ class RecordType(Type):
 class OutcomeType(Type):
     """The outcome of a procedure: ``.outcome`` is its name, other fields by name."""
 
+    KIND = "record"
     procedure: str
     fields: tuple[tuple[str, Type], ...]
 
@@ -331,20 +336,8 @@ STR = StrType()
 
 
 def base_kind(t: Type) -> str:
-    """'int', 'bool', 'str', 'list', 'record', 'outcome' or 'any'."""
-    if isinstance(t, IntType):
-        return "int"
-    if isinstance(t, BoolType):
-        return "bool"
-    if isinstance(t, StrType):
-        return "str"
-    if isinstance(t, ListType):
-        return "list"
-    if isinstance(t, (RecordType, OutcomeType)):
-        return "record"
-    if isinstance(t, RatioType):
-        return "ratio"
-    return "any"
+    """'int', 'bool', 'str', 'ratio', 'list', 'record' (records and outcomes) or 'any': the type's KIND."""
+    return t.KIND
 
 
 def canonical_key(value: Any) -> tuple:
@@ -510,22 +503,23 @@ def conforms(value: Any, expected: Type) -> bool:
     return True
 
 
+# What each kind of value is called in a run-time type error, bool before int (a bool is an int to Python).
+_VALUE_KINDS: tuple[tuple[type, str], ...] = (
+    (bool, "true/false"),
+    (int, "a number"),
+    (str, "text"),
+    (tuple, "a list"),
+    (Fraction, "an odds ratio"),
+    (OutcomeValue, "an outcome"),
+    (Record, "a record"),
+)
+
+
 def kind_of_value(value: Any) -> str:
     """What a value is, in a player's words, for a run-time type error."""
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int):
-        return "a number"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, tuple):
-        return "a list"
-    if isinstance(value, Fraction):
-        return "an odds ratio"
-    if isinstance(value, OutcomeValue):
-        return "an outcome"
-    if isinstance(value, Record):
-        return "a record"
+    for kind, words in _VALUE_KINDS:
+        if isinstance(value, kind):
+            return words
     return type(value).__name__
 
 
