@@ -275,7 +275,7 @@ class Executor:
                 outcomes = self.run_procedure(callee, inputs, frame.depth + 1)
                 if self.exact:
                     remember(self._call_memo, key, outcomes, self.limits.max_memo_entries)
-            per_state.append((env, weight, tuple(outcomes.weights.items()), outcomes.denom))
+            per_state.append((env, weight, outcomes.weights.items(), outcomes.denom))
         return spread(self.budget, dist.denom, statement.slot, per_state, statement.pos)
 
     def _if(self, statement: ir.If, dist: Acc, frame: _Frame) -> Acc | _Flow:

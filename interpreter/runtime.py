@@ -11,7 +11,7 @@ the call.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -98,7 +98,7 @@ def forget_all(weights: dict, slots: tuple[int, ...]) -> dict:
 
 
 # One state's share of a spread: the state, its weight, its (value, ways) pairs, and the ways they total.
-Spread = tuple[tuple, int, Sequence[tuple[Any, int]], int]
+Spread = tuple[tuple, int, Collection[tuple[Any, int]], int]
 
 
 def spread(budget: Budget, denom: int, slot: int, per_state: list[Spread], pos: Pos) -> Acc:
