@@ -124,7 +124,7 @@ class Executor:
             ir.Guard: self._guard,
             ir.Canonical: lambda e, env, f: canonical(self.eval(e.value, env, f)),
             ir.Field: lambda e, env, f: runtime.field(self.eval(e.subject, env, f), e.name, e.pos),
-            ir.Index: lambda e, env, f: runtime.index(self.eval(e.subject, env, f), self.eval(e.index, env, f), e.pos),
+            ir.Index: self._index,
             ir.Negate: lambda e, env, f: -self.eval(e.operand, env, f),
             ir.Not: lambda e, env, f: not self.eval(e.operand, env, f),
             ir.Arithmetic: self._binary,
@@ -441,8 +441,26 @@ class Executor:
             runtime.overflow(self.rt, expr.pos, left, op, right)
         return result
 
+    def _index(self, expr: ir.Index, env: tuple, frame: _Frame) -> Any:
+        subject = self.eval(expr.subject, env, frame)
+        position = self.eval(expr.index, env, frame)
+        if 1 <= position <= len(subject):  # the common case without a call; runtime.index words the error
+            return subject[position - 1]
+        return runtime.index(subject, position, expr.pos)
+
     def _compare(self, expr: ir.Comparison, env: tuple, frame: _Frame) -> bool:
-        return _COMPARISONS[expr.op](self.eval(expr.left, env, frame), self.eval(expr.right, env, frame))
+        left = self.eval(expr.left, env, frame)
+        right = self.eval(expr.right, env, frame)
+        op = expr.op
+        if op == "==":
+            return left == right
+        if op == "!=":
+            return left != right
+        if op == "in":
+            return left in right
+        if op == "notin":
+            return left not in right
+        return _ORDERINGS[op](left, right)
 
     def _logical(self, expr: ir.Logical, env: tuple, frame: _Frame) -> bool:
         left = self.eval(expr.left, env, frame)
@@ -513,11 +531,7 @@ class Executor:
         return total
 
 
-_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "in": lambda left, right: left in right,
-    "notin": lambda left, right: left not in right,
+_ORDERINGS: dict[str, Callable[[Any, Any], bool]] = {
     "<": operator.lt,
     "<=": operator.le,
     ">": operator.gt,
