@@ -1,4 +1,10 @@
-"""Evaluation of compiled procedures: one play, or every die face at once.
+"""The reference back end: the checked IR walked node by node, one play or every die face at once.
+
+Compiled code (compiler.py) is the fast back end; this one is the yardstick
+the differential tests hold it to, and the one that traces a play.  Only the
+walking is here: the state algebra, dice counting, limits and charges, callee
+binding and every error text are :mod:`runtime`'s, the same functions the
+generated code calls, so a fix is made once.
 
 One executor serves both ``run`` and ``odds``.  It carries a *distribution*
 of states through each statement: a state is the tuple of variable slots, a

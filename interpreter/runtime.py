@@ -1,11 +1,13 @@
-"""What compiled procedures call while they run: one :class:`Run` per API call, and helpers.
+"""What both back ends run on: one :class:`Run` per API call, the state algebra, and helpers.
 
 The code :mod:`compiler` generates is straight Python over local variables;
 anything that may fail with a positioned error, or that touches a budget,
-goes through a function here, so that its messages are the evaluator's own
-(several are shared with it).  Nothing here is global state: a :class:`Run`
-holds one call's budget, memos and interned loop sequences, and dies with
-the call.
+goes through a function here.  The reference evaluator (evaluator.py) walks
+the IR and calls the same functions: the same accumulator (:class:`Acc`),
+spreads and clearing of states, dice counts, checks, charges, callee binding
+and error texts, so that the two back ends cannot drift apart.  Nothing here
+is global state: a :class:`Run` holds one call's budget, memos and interned
+loop sequences, and dies with the call.
 """
 
 from __future__ import annotations
