@@ -121,7 +121,7 @@ def solve_limited(chain: Chain, start: dict, denom: int) -> tuple[dict, dict, in
             if not step.looping:
                 for key, w in step.exits.items():  # weight 1 of 1: the state as it leaves
                     leaving[key] = leaving.get(key, 0) + weight * w
-            elif rounds < step.limit:
+            elif step.limit is not None and rounds < step.limit:  # a bounded loop's rounds all carry their limit
                 advancing.append((weight, step))
                 if step.denom != common:
                     common = math.lcm(common, step.denom)
@@ -318,9 +318,9 @@ def _linear_solve(chain: Chain, steps: list, inside: dict, incoming: list) -> li
         rows[i][i] += 1
     for j, step in enumerate(steps):
         for key, w in step.states.items():
-            i = inside.get(key)
-            if i is not None:
-                rows[i][j] -= Fraction(w, step.denom)
+            row = inside.get(key)
+            if row is not None:
+                rows[row][j] -= Fraction(w, step.denom)
     for column in range(size):
         pivot = next(r for r in range(column, size) if rows[r][column])
         rows[column], rows[pivot] = rows[pivot], rows[column]

@@ -11,8 +11,8 @@ nothing can go wrong.
 ``FUNCTIONS`` holds the calls (``min(a, b)``, ``append(xs, x)``);
 ``AGGREGATES`` the forms over a list (``sum(u.strength for u in fleet)``).
 
-An implementation is ``run(rt, pos, *args)``: ``rt`` is the running
-executor (its ``budget``, ``limits``, ``int_low`` and ``int_high``), ``pos``
+An implementation is ``run(rt, pos, *args)``: ``rt`` is the call's
+:class:`runtime.Run`, in both back ends (its ``budget``, ``limits``, ``int_low`` and ``int_high``), ``pos``
 the call's position for errors.  Arguments arrive typed as the checker
 promised (guards have run), so only run-time facts are checked here: empty
 lists, positions, division by zero, sizes.
@@ -289,7 +289,7 @@ def _rule_with_field(checker, site: CallSite) -> Type:
 
 def _inline_min_max(name: str) -> Callable[[int], str | None]:
     # two or more numbers can never be empty; one argument is a list that may be
-    return lambda arguments: f"{name}({', '.join('{%d}' % i for i in range(arguments))})" if arguments >= 2 else None
+    return lambda arguments: f"{name}({', '.join(f'{{{i}}}' for i in range(arguments))})" if arguments >= 2 else None
 
 
 FUNCTIONS: dict[str, Function] = {

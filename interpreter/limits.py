@@ -17,11 +17,12 @@ Honest heavy work (a large battle's exact odds) raises them explicitly:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from time import monotonic
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from .errors import WartableError
+from .errors import Source, UsageError, WartableError
 
 # Units of work one statement costs for one state: about what it costs in time
 # against one die face spread or one list item made (a unit each); weights
@@ -91,18 +92,12 @@ class Limits:
     # fifteen-a-side eia battle, has 3,360 steps.
     max_trace_steps: int = 10_000
 
-    def __post_init__(self) -> None:
-        for spec in fields(self):
-            value = getattr(self, spec.name)
-            optional = spec.name in ("max_work", "max_states", "timeout")
-            if value is None and optional:
-                continue
-            number_types = (int, float) if spec.name == "timeout" else (int,)
-            if isinstance(value, bool) or not isinstance(value, number_types) or value <= 0:
-                lifted = " (or None for no limit)" if optional else ""
-                from .errors import Source, UsageError
+    if TYPE_CHECKING:  # set per instance in __post_init__; ClassVar to mypy so that it makes no fields of them
+        derived: ClassVar[tuple[int, int, float, int]]
+        _hash: ClassVar[int]
 
-                raise UsageError(Source("<limits>", "").diagnostic(1, 1, f"Limits.{spec.name} must be a positive number{lifted}, not {value!r}"))
+    def __post_init__(self) -> None:
+        check_positive_fields(self, "a positive number", optional=("max_work", "max_states", "timeout"), fractional=("timeout",))
         bound = 1 << self.max_int_bits
         # Worked out once for compiled code (not fields: they take no part in equality):
         # the integer range, the state limit as a number, the chunk in which straight-line code reports work.
@@ -117,6 +112,24 @@ class Limits:
 
     def __hash__(self) -> int:  # equal limits (compared field by field) hash alike: the fields' tuple, hashed once
         return self._hash
+
+
+def check_positive_fields(
+    limits: Any, wanted: str, optional: tuple[str, ...] = (), fractional: tuple[str, ...] = ()
+) -> None:
+    """Every field of the dataclass ``limits`` is ``wanted`` (positive; a whole number unless ``fractional``;
+    None allowed if ``optional``), else a UsageError naming the field: limits come from the API as well as
+    the command line, and a zero or a negative budget would fail every computation later, far from its cause."""
+    for spec in fields(limits):
+        value = getattr(limits, spec.name)
+        if value is None and spec.name in optional:
+            continue
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        if not (whole or (spec.name in fractional and isinstance(value, float))) or value <= 0:
+            lifted = " (or None for no limit)" if spec.name in optional else ""
+            raise UsageError(Source("<limits>", "").diagnostic(
+                1, 1, f"{type(limits).__name__}.{spec.name} must be {wanted}{lifted}, not {value!r}"
+            ))
 
 
 # How a user raises each budget, for the message that reports its breach.
@@ -151,10 +164,13 @@ def breach(pos, limit: str, message: str) -> LimitExceeded:
     text = f"{message} ({limit}; {hint})"
     kind = TimeoutExceeded if limit == "timeout" else LimitExceeded
     if pos is None:
-        from .errors import Source
-
         return kind(Source("<limits>", "").diagnostic(1, 1, text))
     return kind(pos.diagnostic(text))
+
+
+def too_many_states(pos, limit: float) -> LimitExceeded:
+    """The breach of ``max_states`` (exact odds holding more states than ``limit``), at ``pos``."""
+    return breach(pos, "max_states", f"exact odds need more than {limit:,} states here")
 
 
 class Budget:
@@ -202,7 +218,7 @@ class Budget:
     def __init__(self, limits: Limits, on_clock=None):
         self.limits = limits
         self.on_clock = on_clock  # called with the work spent each time the clock is read (a progress line)
-        self._measure = None  # values.measure, bound on first use: `wartable --help` needs limits, not values
+        self._measure: Callable[[Any, int, int], tuple[int, int]] | None = None  # values.measure, bound on first use: `wartable --help` needs limits, not values
         # work: never reset (the clock is read every CLOCK_EVERY units); play_start: work spent before the
         # current play (each Monte Carlo play gets the budget; compiled trials set it)
         self.work = self.play_start = self._charges = 0
@@ -273,15 +289,16 @@ class Budget:
     def check_states(self, count: int, pos) -> None:
         limit = self.limits.max_states
         if limit is not None and count > limit:
-            raise breach(pos, "max_states", f"exact odds need more than {limit:,} states here")
+            raise too_many_states(pos, limit)
 
     def check_value(self, value: Any, pos) -> Any:
         """``value`` itself, if its items and nesting are within the limits; charges its size."""
         measure = self._measure
         if measure is None:
-            from .values import measure
+            # bound on first use (see __init__)
+            from .values import measure as measure_value
 
-            self._measure = measure
+            measure = self._measure = measure_value
         items, depth = measure(value, self.limits.max_value_items, self.limits.max_value_depth)
         if items > self.limits.max_value_items:
             raise breach(pos, "max_value_items", f"a value would hold more than {self.limits.max_value_items:,} items")

@@ -14,9 +14,10 @@ The budgets for *running* procedures are in :mod:`interpreter.limits`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from .errors import Source, UsageError
+from .limits import check_positive_fields
 
 # jsonschema validates recursively, a few frames a level: max_depth stays well below Python's recursion limit.
 MAX_DEPTH_CEILING = 100
@@ -59,10 +60,7 @@ class LoadLimits:
     max_procedure_depth: int = 200
 
     def __post_init__(self) -> None:
-        for spec in fields(self):
-            value = getattr(self, spec.name)
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise _misuse(f"LoadLimits.{spec.name} must be a positive whole number, not {value!r}")
+        check_positive_fields(self, "a positive whole number")
         if self.max_depth > MAX_DEPTH_CEILING:
             raise _misuse(f"LoadLimits.max_depth may be at most {MAX_DEPTH_CEILING}, not {self.max_depth}")
 

@@ -1,19 +1,21 @@
-"""What compiled procedures call while they run: one :class:`Run` per API call, and helpers.
+"""What both back ends run on: one :class:`Run` per API call, the state algebra, and helpers.
 
 The code :mod:`compiler` generates is straight Python over local variables;
 anything that may fail with a positioned error, or that touches a budget,
-goes through a function here, so that its messages are the evaluator's own
-(several are shared with it).  Nothing here is global state: a :class:`Run`
-holds one call's budget, memos and interned loop sequences, and dies with
-the call.
+goes through a function here.  The reference evaluator (evaluator.py) walks
+the IR and calls the same functions: the same accumulator (:class:`Acc`),
+spreads and clearing of states, dice counts, checks, charges, callee binding
+and error texts, so that the two back ends cannot drift apart.  Nothing here
+is global state: a :class:`Run` holds one call's budget, memos and interned
+loop sequences, and dies with the call.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import chains, pools
 from .errors import RulesetError, RuleViolation
@@ -26,18 +28,29 @@ from .limits import (
     Limits,
     breach,
     remember,
+    too_many_states,
 )
 from .values import OutcomeValue, Record, brief, conforms, kind_of_value, show
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .errors import Pos
+    from .values import Type
+
 
 class Acc:
-    """Weights over a common denominator, absorbing others (rescaled to the least common multiple)."""
+    """Weights over a common denominator, absorbing others (rescaled to the least common multiple).
+
+    The state algebra of both back ends: compiled code gathers outcomes and
+    loop exits in one, and the evaluator carries every distribution of states
+    in one.  An empty accumulator takes the first weights it absorbs as they
+    are, without a copy: whoever absorbs hands its dictionary over.
+    """
 
     __slots__ = ("denom", "weights")
 
-    def __init__(self) -> None:
-        self.weights: dict = {}
-        self.denom = 1
+    def __init__(self, weights: dict | None = None, denom: int = 1) -> None:
+        self.weights: dict = {} if weights is None else weights
+        self.denom = denom
 
     def absorb(self, weights: dict, denom: int) -> None:
         if not weights:
@@ -59,6 +72,64 @@ class Acc:
                 return
         for key, w in weights.items():
             mine[key] = mine.get(key, 0) + w
+
+
+def put(state: tuple, slot: int, value: Any) -> tuple:
+    """``state`` with ``value`` in ``slot``."""
+    return state[:slot] + (value,) + state[slot + 1:]
+
+
+def forget(state: tuple, slots: tuple[int, ...]) -> tuple:
+    """``state`` with the variables in ``slots`` cleared (None)."""
+    new = list(state)
+    for slot in slots:
+        new[slot] = None
+    return tuple(new)
+
+
+def forget_all(weights: dict, slots: tuple[int, ...]) -> dict:
+    """Weighted states with the variables in ``slots`` cleared, so that states differing only in them merge."""
+    out: dict = {}
+    for state, weight in weights.items():
+        new = list(state)
+        for slot in slots:
+            new[slot] = None
+        key = tuple(new)
+        out[key] = out.get(key, 0) + weight
+    return out
+
+
+# One state's share of a spread: the state, its weight, its (value, ways) pairs, and the ways they total.
+Spread = tuple[tuple, int, Collection[tuple[Any, int]], int]
+
+
+def spread(budget: Budget, denom: int, slot: int, per_state: list[Spread], pos: Pos) -> Acc:
+    """States x values: each state's value distribution (a roll, a call's outcomes) written into ``slot``.
+
+    Each state's values are over its own total; the result is over ``denom``
+    times their least common multiple.  A value spread costs a unit, and one
+    more for each 1,024 bits of the weights it multiplies; the states held are
+    checked against ``max_states`` as they grow.
+    """
+    common = 1
+    for _, _, _, total in per_state:
+        common = math.lcm(common, total)
+    out: dict = {}
+    each = 1 + (denom.bit_length() >> 10)
+    for state, weight, values, total in per_state:
+        budget.charge(len(values) * each, pos)
+        scale = weight * (common // total)
+        head, tail = state[:slot], state[slot + 1:]
+        for value, count in values:
+            new = head + (value,) + tail
+            out[new] = out.get(new, 0) + count * scale
+        budget.check_states(len(out), pos)
+    return Acc(out, denom * common)
+
+
+def describe_state(values: Sequence[Any], names: Iterable[tuple[str, int]]) -> str:
+    """A loop's state in words, for an error: each variable named with its value (shortened)."""
+    return ", ".join(f"{name} = {brief(values[place], 60)}" for name, place in names) or "its first state"
 
 
 class Run:
@@ -104,8 +175,8 @@ class Run:
         self.budget.charge_statements(units, pos)
         return 0
 
-    def too_many_states(self, pos):
-        raise breach(pos, "max_states", f"exact odds need more than {self.limits.max_states:,} states here")
+    def too_many_states(self, pos: Pos) -> NoReturn:
+        raise too_many_states(pos, self.max_states)
 
     # ---- loops ----------------------------------------------------------------------
 
@@ -118,7 +189,7 @@ class Run:
             self.sequences.append(sequence)
         return number
 
-    def solve_while(self, H: dict, d: int, FIN: Acc, round_of: Callable, I: tuple, depth: int, limited: bool, pos, names: tuple, width: int) -> tuple[dict, int]:
+    def solve_while(self, H: dict, d: int, FIN: Acc, round_of: Callable, I: tuple | None, depth: int, limited: bool, pos: Pos, names: Iterable[tuple[str, int]], width: int) -> tuple[dict, int]:
         """A `while` loop from the states at its head: the states after it (outcomes go to FIN).
 
         ``round_of(rt, I, depth, state)`` is the loop's round for one state
@@ -129,9 +200,8 @@ class Run:
         if limited:
             finished, exits, denom = chains.solve_limited(chain, H, d)
         else:
-            def describe(state) -> str:
-                values = state if width != 1 else (state,)
-                return ", ".join(f"{name} = {brief(values[place], 60)}" for name, place in names) or "its first state"
+            def describe(state: Any) -> str:
+                return describe_state(state if width != 1 else (state,), names)
             finished, exits, denom = chains.solve_until(chain, H, d, describe)
         if finished:
             FIN.absorb(finished, denom)
@@ -333,17 +403,17 @@ def dice_distribution(count: int, sides: int) -> dict[int, int]:
 # ---- expression helpers (each raises the evaluator's own message) ------------------------
 
 
-def overflow(rt: Run, pos, left: Any, op: str, right: Any):
+def overflow(rt: Run, pos: Pos, left: Any, op: str, right: Any) -> NoReturn:
     raise breach(pos, "max_int_bits", f"{show(left)[:30]} {op} {show(right)[:30]} grows past {rt.limits.max_int_bits} bits")
 
 
-def divide(pos, left: int, op: str, right: int) -> int:
+def divide(pos: Pos, left: int, op: str, right: int) -> int:
     if right == 0:
         raise RuleViolation(pos.diagnostic("division by zero"))
     return left // right if op == "//" else left % right
 
 
-def field(subject: Any, name: str, pos) -> Any:
+def field(subject: Any, name: str, pos: Pos) -> Any:
     if type(subject) is Record:
         fields = subject._fields
         value = fields.get(name, _MISSING_FIELD) if fields is not None else subject.lookup(name)
@@ -359,26 +429,26 @@ def field(subject: Any, name: str, pos) -> Any:
     raise RuleViolation(pos.diagnostic(f"{brief(subject)} has no field '{name}'"))
 
 
-def index(subject: tuple, position: int, pos) -> Any:
+def index(subject: tuple, position: int, pos: Pos) -> Any:
     if not 1 <= position <= len(subject):
         raise RuleViolation(pos.diagnostic(f"index {position} is outside the list (1 to {len(subject)})"))
     return subject[position - 1]
 
 
-def counted(rt: Run, collection: tuple, pos) -> tuple:
+def counted(rt: Run, collection: tuple, pos: Pos) -> tuple:
     """An aggregate's list, its length charged as work (as the evaluator does)."""
     rt.budget.charge(len(collection), pos)
     return collection
 
 
-def make_range(rt: Run, low: int, high: int, pos) -> tuple:
+def make_range(rt: Run, low: int, high: int, pos: Pos) -> tuple:
     if high - low + 1 > rt.limits.max_value_items:
         raise breach(pos, "max_value_items", f"range {low} .. {high} would hold more than {rt.limits.max_value_items:,} items")
     rt.budget.charge(max(high - low + 1, 0), pos)
     return tuple(range(low, high + 1))
 
 
-def range_size(rt: Run, low: int, high: int, pos) -> int:
+def range_size(rt: Run, low: int, high: int, pos: Pos) -> int:
     """What ``make_range`` checks and charges, for a loop that runs over the range without making it."""
     size = high - low + 1
     if size > rt.limits.max_value_items:
@@ -387,43 +457,48 @@ def range_size(rt: Run, low: int, high: int, pos) -> int:
     return size
 
 
-def make_guard(pos, expected: tuple, what: str) -> Callable[[Any], Any]:
+def make_guard(pos: Pos, expected: tuple[Type, ...], what: str) -> Callable[[Any], Any]:
     """A check of a value whose type the checker could not know (ir.Guard)."""
 
     def guard(value: Any) -> Any:
         for option in expected:
             if conforms(value, option):
                 return value
-        wanted = " or ".join(option.describe() for option in expected)
-        raise RulesetError(pos.diagnostic(
-            f"{what} must be {wanted}, but here it is {kind_of_value(value)} ({brief(value)}); "
-            "the checker could not know this value's type"
-        ))
+        wrong_type(pos, value, expected, what)
 
     return guard
 
 
-def violated(pos, message: str):
+def wrong_type(pos: Pos, value: Any, expected: tuple[Type, ...], what: str) -> NoReturn:
+    """A value the checker could not type turned out not to be any of ``expected`` (ir.Guard)."""
+    wanted = " or ".join(option.describe() for option in expected)
+    raise RulesetError(pos.diagnostic(
+        f"{what} must be {wanted}, but here it is {kind_of_value(value)} ({brief(value)}); "
+        "the checker could not know this value's type"
+    ))
+
+
+def violated(pos: Pos, message: str) -> NoReturn:
     raise RuleViolation(pos.diagnostic(f"rule violated: {message}"))
 
 
-def not_a_list(pos, value: Any):
+def not_a_list(pos: Pos, value: Any) -> NoReturn:
     raise RuleViolation(pos.diagnostic(f"`for` needs a list, not {brief(value)}"))
 
 
-def negative_limit(pos, limit: int):
+def negative_limit(pos: Pos, limit: int) -> NoReturn:
     raise RuleViolation(pos.diagnostic(f"a `while` limit must be 0 or more, not {limit}"))
 
 
-def past_limit(pos, limit: int):
+def past_limit(pos: Pos, limit: int) -> NoReturn:
     raise LimitExceeded(pos.diagnostic(f"`while` loop ran past its limit of {limit} rounds"))
 
 
-def too_deep(rt: Run, pos):
+def too_deep(rt: Run, pos: Pos) -> NoReturn:
     raise breach(pos, "max_call_depth", f"procedures nest deeper than {rt.limits.max_call_depth} calls")
 
 
-def off_table(table, pos, message: str):
+def off_table(table: Any, pos: Pos, message: str) -> NoReturn:
     raise RuleViolation(pos.diagnostic(f"{table.title}: {message}"))
 
 
@@ -439,8 +514,9 @@ def _fast_fraction(numerator: int, denominator: int) -> Fraction:
     """
     divisor = math.gcd(numerator, denominator)
     made = _new_fraction(Fraction)
-    made._numerator = numerator // divisor
-    made._denominator = denominator // divisor
+    # Fraction's own private slots, set as its constructor sets them (the shortcut is checked below)
+    made._numerator = numerator // divisor  # type: ignore[attr-defined]
+    made._denominator = denominator // divisor  # type: ignore[attr-defined]
     return made
 
 
@@ -454,7 +530,7 @@ def _fraction_shortcut_works() -> bool:
             _fast_fraction(n, d) == Fraction(n, d) and hash(_fast_fraction(n, d)) == hash(Fraction(n, d)) and str(_fast_fraction(n, d)) == str(Fraction(n, d))
             for n, d in probes
         )
-    except Exception:  # pragma: no cover - a Python whose Fraction keeps other fields
+    except (AttributeError, TypeError, ValueError):  # pragma: no cover - a Python whose Fraction keeps other fields
         return False
 
 

@@ -10,13 +10,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 
 class Record:
     """An immutable record (a unit, a table cell) with named fields."""
 
     __slots__ = ("_fields", "_hash", "_items", "_measure", "type_name")
+    # set once in __init__ through object.__setattr__ (the record is immutable)
+    type_name: str
+    _items: tuple[tuple[str, Any], ...]
+    _hash: int
+    _measure: tuple[int, int] | None  # (items, depth), measured on first use
+    _fields: dict[str, Any] | None  # by name, made on first lookup
 
     MISSING: Any = object()  # what lookup() gives for a field the record does not have
 
@@ -45,10 +51,12 @@ class Record:
 
     def _measured(self) -> tuple[int, int]:
         """(items, depth), measured once: a record's fields were checked when they were made."""
-        if self._measure is None:
+        measured = self._measure
+        if measured is None:
             items, depth = measure(tuple(value for _, value in self._items), 1 << 62, 1 << 62)
-            object.__setattr__(self, "_measure", (items, max(depth - 1, 0)))
-        return self._measure
+            measured = (items, max(depth - 1, 0))
+            object.__setattr__(self, "_measure", measured)
+        return measured
 
     @property
     def size(self) -> int:
@@ -213,59 +221,62 @@ def _small(value: Record | OutcomeValue) -> bool:
 class Type:
     """The type of a value, as the checker knows it."""
 
+    # How a message names the type, when one word does; its kind of value (base_kind).  Class variables, not fields.
+    WORD: ClassVar[str] = ""
+    KIND: ClassVar[str] = "any"
+
     def describe(self) -> str:
-        raise NotImplementedError
+        if not self.WORD:
+            raise NotImplementedError(f"{type(self).__name__} says neither its WORD nor how to describe itself")
+        return self.WORD
 
 
 @dataclass(frozen=True)
 class AnyType(Type):
     """A type not known before run time (checked where it is used)."""
 
-    def describe(self) -> str:
-        return "any"
+    KIND, WORD = "any", "any"
 
 
 @dataclass(frozen=True)
 class IntType(Type):
     """An integer, with optional bounds."""
 
+    KIND, WORD = "int", "int"
     low: int | None = None
     high: int | None = None
-
-    def describe(self) -> str:
-        return "int"
-
-
-@dataclass(frozen=True)
-class RatioType(Type):
-    """Odds, attacker to defender, as made by ratio(attack, defense): exact, never rounded."""
-
-    def describe(self) -> str:
-        return "odds ratio"
 
 
 @dataclass(frozen=True)
 class BoolType(Type):
     """A boolean."""
 
-    def describe(self) -> str:
-        return "bool"
+    KIND, WORD = "bool", "bool"
 
 
 @dataclass(frozen=True)
 class StrType(Type):
     """A string; ``values`` set for an enum."""
 
-    values: tuple[str, ...] | None = None
+    values: tuple[str, ...] | None = None  # the enum's values, or None for any text
+    KIND = "str"
 
     def describe(self) -> str:
         return "enum(" + ", ".join(self.values) + ")" if self.values else "str"
 
 
 @dataclass(frozen=True)
+class RatioType(Type):
+    """Odds, attacker to defender, as made by ratio(attack, defense): exact, never rounded."""
+
+    KIND, WORD = "ratio", "odds ratio"
+
+
+@dataclass(frozen=True)
 class ListType(Type):
     """A list of one element type (ordered, or order-free)."""
 
+    KIND = "list"
     element: Type
     max_items: int | None = None
     # False: an order-free list (a fleet, a pool of dice), its values kept in canonical order
@@ -280,6 +291,7 @@ class ListType(Type):
 class RecordType(Type):
     """A record type: named, typed fields."""
 
+    KIND = "record"
     name: str
     fields: tuple[tuple[str, Type], ...]
     # Field defaults for values built from input (name -> value); not part of the type's identity.
@@ -300,6 +312,7 @@ class RecordType(Type):
 class OutcomeType(Type):
     """The outcome of a procedure: ``.outcome`` is its name, other fields by name."""
 
+    KIND = "record"
     procedure: str
     fields: tuple[tuple[str, Type], ...]
 
@@ -323,20 +336,8 @@ STR = StrType()
 
 
 def base_kind(t: Type) -> str:
-    """'int', 'bool', 'str', 'list', 'record', 'outcome' or 'any'."""
-    if isinstance(t, IntType):
-        return "int"
-    if isinstance(t, BoolType):
-        return "bool"
-    if isinstance(t, StrType):
-        return "str"
-    if isinstance(t, ListType):
-        return "list"
-    if isinstance(t, (RecordType, OutcomeType)):
-        return "record"
-    if isinstance(t, RatioType):
-        return "ratio"
-    return "any"
+    """'int', 'bool', 'str', 'ratio', 'list', 'record' (records and outcomes) or 'any': the type's KIND."""
+    return t.KIND
 
 
 def canonical_key(value: Any) -> tuple:
@@ -377,7 +378,7 @@ def compatible(expected: Type, actual: Type) -> bool:
         return True
     if a != b:
         return False
-    if a == "list":
+    if isinstance(expected, ListType) and isinstance(actual, ListType):  # both lists, or neither (base kinds agree)
         return compatible(expected.element, actual.element)
     return True
 
@@ -393,18 +394,22 @@ def type_of_value(value: Any) -> Type | None:
     if isinstance(value, Fraction):
         return RATIO
     if isinstance(value, tuple):
-        element: Type | None = ANY
+        element: Type = ANY
         for index, item in enumerate(value):
             item_type = type_of_value(item)
-            element = item_type if index == 0 else (join(element, item_type) if element and item_type else None)
-            if element is None:
+            joined = item_type if index == 0 or item_type is None else join(element, item_type)
+            if joined is None:
                 return None
+            element = joined
         return ListType(element)
     if isinstance(value, Record):
-        fields = tuple((name, type_of_value(item)) for name, item in value.items())
-        if any(field_type is None for _, field_type in fields):
-            return None
-        return RecordType(value.type_name, fields)  # type: ignore[arg-type]
+        fields = []
+        for name, item in value.items():
+            field_type = type_of_value(item)
+            if field_type is None:
+                return None
+            fields.append((name, field_type))
+        return RecordType(value.type_name, tuple(fields))
     return ANY
 
 
@@ -419,25 +424,35 @@ def join(a: Type, b: Type) -> Type | None:
     kind = base_kind(a)
     if kind != base_kind(b) or type(a) is not type(b):
         return None
+    # a and b are of one class from here on (tested on each, for the type checker)
     if isinstance(a, IntType):
         return a if a == b else INT
-    if isinstance(a, StrType):
+    if isinstance(a, StrType) and isinstance(b, StrType):
         if a.values is None or b.values is None:
             return STR
         return a if a == b else StrType(tuple(dict.fromkeys(a.values + b.values)))
-    if isinstance(a, ListType):
+    if isinstance(a, ListType) and isinstance(b, ListType):
         element = join(a.element, b.element)
         return ListType(element) if element is not None else None
-    if isinstance(a, RecordType):
-        if a.name != b.name or [n for n, _ in a.fields] != [n for n, _ in b.fields]:
-            return None
-        fields = tuple((name, join(x, y)) for (name, x), (_, y) in zip(a.fields, b.fields))
-        if any(t is None for _, t in fields):
-            return None
-        return a if fields == a.fields else RecordType(a.name, fields, a.defaults, a.descriptions)  # type: ignore[arg-type]
-    if isinstance(a, OutcomeType):
+    if isinstance(a, RecordType) and isinstance(b, RecordType):
+        return _join_records(a, b)
+    if isinstance(a, OutcomeType) and isinstance(b, OutcomeType):
         return a if a.procedure == b.procedure else None
     return a
+
+
+def _join_records(a: RecordType, b: RecordType) -> RecordType | None:
+    """Two record types joined field by field: same name, same fields in the same order, each field joined."""
+    if a.name != b.name or [n for n, _ in a.fields] != [n for n, _ in b.fields]:
+        return None
+    fields = []
+    for (name, x), (_, y) in zip(a.fields, b.fields):
+        joined = join(x, y)
+        if joined is None:
+            return None
+        fields.append((name, joined))
+    made = tuple(fields)
+    return a if made == a.fields else RecordType(a.name, made, a.defaults, a.descriptions)
 
 
 def unknown_within(expected: Type, actual: Type) -> bool:
@@ -474,9 +489,9 @@ def conforms(value: Any, expected: Type) -> bool:
             if not isinstance(value, Fraction):
                 return False
         elif kind == "list":
-            if type(value) is not tuple:
+            if type(value) is not tuple or not isinstance(expected, ListType):
                 return False
-            element = expected.element  # type: ignore[attr-defined]
+            element = expected.element
             if base_kind(element) != "any":
                 pending.extend((item, element) for item in value)
         elif kind == "record":
@@ -488,22 +503,23 @@ def conforms(value: Any, expected: Type) -> bool:
     return True
 
 
+# What each kind of value is called in a run-time type error, bool before int (a bool is an int to Python).
+_VALUE_KINDS: tuple[tuple[type, str], ...] = (
+    (bool, "true/false"),
+    (int, "a number"),
+    (str, "text"),
+    (tuple, "a list"),
+    (Fraction, "an odds ratio"),
+    (OutcomeValue, "an outcome"),
+    (Record, "a record"),
+)
+
+
 def kind_of_value(value: Any) -> str:
     """What a value is, in a player's words, for a run-time type error."""
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int):
-        return "a number"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, tuple):
-        return "a list"
-    if isinstance(value, Fraction):
-        return "an odds ratio"
-    if isinstance(value, OutcomeValue):
-        return "an outcome"
-    if isinstance(value, Record):
-        return "a record"
+    for kind, words in _VALUE_KINDS:
+        if isinstance(value, kind):
+            return words
     return type(value).__name__
 
 
@@ -528,6 +544,11 @@ def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
                 break  # lists inside: the general walk below, which stops at the limits
         else:
             return items, depth
+    return _measure_nested(value, max_items, max_depth)
+
+
+def _measure_nested(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
+    """:func:`measure` of a value with lists (or outcomes) inside lists: a walk with a stack of its own."""
     items = 0
     depth = 0
     stack: list[tuple[Any, int]] = [(value, 0)]
@@ -540,14 +561,9 @@ def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
             depth = max(depth, level)
             if items > max_items or depth > max_depth:
                 return items, depth
-            for item in current:
-                kind = type(item)
-                if kind is tuple or kind is OutcomeValue:
-                    stack.append((item, level))
-                elif kind is Record:
-                    size, inner = item._measured()
-                    items += size
-                    depth = max(depth, level + inner)
+            in_records, record_depth = _measure_items(current, level, stack)
+            items += in_records
+            depth = max(depth, record_depth)
             if items > max_items or depth > max_depth:
                 return items, depth
         elif kind is Record:
@@ -562,3 +578,18 @@ def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
                 if type(item) in (tuple, Record, OutcomeValue):
                     stack.append((item, level))
     return items, depth
+
+
+def _measure_items(items: tuple, level: int, stack: list[tuple[Any, int]]) -> tuple[int, int]:
+    """The items inside a list's records, and the depth they reach at ``level``; the list's lists and
+    outcomes pushed on ``stack`` to be measured in turn."""
+    count, depth = 0, 0
+    for item in items:
+        kind = type(item)
+        if kind is tuple or kind is OutcomeValue:
+            stack.append((item, level))
+        elif kind is Record:
+            size, inner = item._measured()
+            count += size
+            depth = max(depth, level + inner)
+    return count, depth
