@@ -333,18 +333,12 @@ class ExactStraight(NodeVisitor):
 
     def visit_Outcome(self, w: CodeWriter, s: ir.Outcome, expressions: Expressions, frame: Frame) -> bool:
         frame.targets.finished = True
-        w.line(f"k = {self.c.outcome_key(s, expressions)}")
-        w.line(f"f[k] = f.get(k, 0) + {frame.weight}")
-        w.line("continue")
-        return True
+        return _leave(w, "f", self.c.outcome_key(s, expressions), frame)
 
     def visit_Break(self, w: CodeWriter, s: ir.Break, expressions: Expressions, frame: Frame) -> bool:
         assert frame.loop is not None, "the checker allows `break` only inside a loop"
         frame.targets.exits = True
-        w.line(f"k = {state_key(frame.loop.layout)}")
-        w.line(f"x[k] = x.get(k, 0) + {frame.weight}")
-        w.line("continue")
-        return True
+        return _leave(w, "x", state_key(frame.loop.layout), frame)
 
     def visit_If(self, w: CodeWriter, s: ir.If, expressions: Expressions, frame: Frame) -> bool:
         all_end = True
@@ -357,3 +351,11 @@ class ExactStraight(NodeVisitor):
             all_end = self.branch(w, s.otherwise, expressions, frame) and all_end
         return all_end
 
+
+def _leave(w: CodeWriter, into: str, key: str, frame: Frame) -> bool:
+    """The state leaves the pass: its weight added under ``key`` to ``into`` (``f``, the finished outcomes, or ``x``,
+    the states leaving the loop), and on to the next state. True: nothing after it runs."""
+    w.line(f"k = {key}")
+    w.line(f"{into}[k] = {into}.get(k, 0) + {frame.weight}")
+    w.line("continue")
+    return True

@@ -160,11 +160,7 @@ class PlayWriter(NodeVisitor):
     def _pool_or_successes(self, s: ir.Roll) -> None:
         """A pool or successes: every die drawn in turn, as the evaluator draws them."""
         w, e, pos, target = self.w, self.expressions, self.c.pos(s), f"v{s.slot}"
-        count, sides = w.temp("n"), w.temp("s")
-        w.line(f"{count} = {e(s.count)}")
-        w.line(f"{sides} = {e(s.sides)}")
-        w.line(f"rt.check_dice({count}, {sides}, {pos}, False)")
-        self._dice_work(count, pos)
+        count, sides = self._checked_dice(s, pos)
         draw = self._draw(sides)
         if s.kind == "pool":
             w.line(f"{target} = tuple_(sorted([{draw} for _ in range({count})], reverse=True))")
@@ -188,17 +184,24 @@ class PlayWriter(NodeVisitor):
             w.line(f"{target} = " + " + ".join([f"R({sides})"] * count))
 
     def _dice(self, s: ir.Roll) -> None:
-        w, e, pos, target = self.w, self.expressions, self.c.pos(s), f"v{s.slot}"
-        count, sides = w.temp("n"), w.temp("s")
-        w.line(f"{count} = {e(s.count)}")
-        w.line(f"{sides} = {e(s.sides)}")
-        w.line(f"rt.check_dice({count}, {sides}, {pos}, False)")
-        self._dice_work(count, pos)
+        w, pos, target = self.w, self.c.pos(s), f"v{s.slot}"
+        count, sides = self._checked_dice(s, pos)
         w.line(f"{target} = 0")
         if self.roll == "r":
             w.line(f"for _ in range({count}): {target} += int(r() * {sides}) + 1")
         else:
             w.line(f"for _ in range({count}): {target} += R({sides})")
+
+    def _checked_dice(self, s: ir.Roll, pos: str) -> tuple[str, str]:
+        """Locals holding a roll's count and sides, written and checked against the limits (and charged) before any
+        die is drawn: the names of the two locals."""
+        w, e = self.w, self.expressions
+        count, sides = w.temp("n"), w.temp("s")
+        w.line(f"{count} = {e(s.count)}")
+        w.line(f"{sides} = {e(s.sides)}")
+        w.line(f"rt.check_dice({count}, {sides}, {pos}, False)")
+        self._dice_work(count, pos)
+        return count, sides
 
     def _dice_work(self, count: str, pos: str) -> None:
         """A roll of more than STATEMENT_WORK dice costs a unit a die (as the evaluator charges a play), reported at once

@@ -35,13 +35,8 @@ def lookup_site(table: Table, pos: Any) -> Callable[[Any, Any, Any], Any]:
 
     if table.columns is None:
         def row_site(row: Any, column: Any, shift: Any) -> Any:
-            kind = type(row)
-            if kind is int:
-                r = rows_int.get(row)
-            elif kind is str:
-                r = rows_str.get(row.casefold(), rows_default)
-            else:
-                r = None
+            kind = type(row)  # a bool is neither: it takes the general rule
+            r = rows_int.get(row) if kind is int else rows_str.get(row.casefold(), rows_default) if kind is str else None
             if r is None:
                 return slow(row, column, shift)
             return cells[r][0]
@@ -49,20 +44,10 @@ def lookup_site(table: Table, pos: Any) -> Callable[[Any, Any, Any], Any]:
         return row_site
 
     def site(row: Any, column: Any, shift: Any) -> Any:
-        kind = type(row)
-        if kind is int:
-            r = rows_int.get(row)
-        elif kind is str:
-            r = rows_str.get(row.casefold(), rows_default)
-        else:
-            r = None
-        kind = type(column)
-        if kind is int:
-            c = columns_int.get(column)
-        elif kind is str:
-            c = columns_str.get(column.casefold(), columns_default)
-        else:
-            c = None
+        kind = type(row)  # a bool is neither: it takes the general rule
+        r = rows_int.get(row) if kind is int else rows_str.get(row.casefold(), rows_default) if kind is str else None
+        kind = type(column)  # a bool is neither: it takes the general rule
+        c = columns_int.get(column) if kind is int else columns_str.get(column.casefold(), columns_default) if kind is str else None
         if r is None or c is None or type(shift) is not int:
             return slow(row, column, shift)
         c += shift
@@ -103,13 +88,8 @@ def column_site(table: Table, pos: Any) -> Callable[[Any, Any], int]:
     clamp = axis.edge == "clamp"
 
     def column_index(column: Any, shift: Any) -> int:
-        kind = type(column)
-        if kind is int:
-            c = columns_int.get(column)
-        elif kind is str:
-            c = columns_str.get(column.casefold(), columns_default)
-        else:
-            c = None
+        kind = type(column)  # a bool is neither: it takes the general rule
+        c = columns_int.get(column) if kind is int else columns_str.get(column.casefold(), columns_default) if kind is str else None
         if c is not None and type(shift) is int:
             c += shift
             if 0 <= c < width:
