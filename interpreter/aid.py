@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from . import results
-from .errors import Diagnostic, RulesetError, UsageError
+from .errors import Diagnostic, RulesetError
 from .limits import Budget, Limits
 from .rulebook import Step, steps
 from .summaries import OUTCOME
@@ -117,10 +117,9 @@ def heat_map_spec(ruleset: CompiledRuleset, aid: Any) -> HeatMapSpec:
     cells = len(rows.dimension.values) * (len(columns.dimension.values) if columns else 1)
     if cells > MAX_HEAT_MAP_CELLS:
         raise _AidError(aid.where("rows"), f"{cells} cells is more than a heat map of {MAX_HEAT_MAP_CELLS}")
-    swept = {rows.dimension.target} | ({columns.dimension.target} if columns else set())
     inputs = dict(data.get("inputs") or {})
     choices = dict(data.get("choices") or {})
-    _check_fixed_inputs(compiled, aid, inputs, swept)
+    _bind_fixed_values(ruleset, compiled, aid, (rows, columns))
     kind, outcome, fields, mean = _shown(compiled, aid, data.get("show", "outcomes"))
     by = tuple(data.get("by") or (OUTCOME,))
     known_fields = [OUTCOME] + [name for name, _ in getattr(compiled.outcome_type, "fields", ())]
@@ -132,15 +131,29 @@ def heat_map_spec(ruleset: CompiledRuleset, aid: Any) -> HeatMapSpec:
     )
 
 
-def _check_fixed_inputs(compiled: CheckedProcedure, aid: Any, inputs: dict, swept: set[str]) -> None:
-    """Every fixed input is the procedure's; every required one is fixed or swept."""
-    for name in inputs:
-        if compiled.input(name) is None:
-            known = ", ".join(s.name for s in compiled.inputs)
-            raise _AidError(aid.where(f"inputs.{name}"), f"procedure '{compiled.name}' has no input '{name}' (inputs: {known})")
-    for spec in compiled.inputs:
-        if spec.required and spec.name not in inputs and spec.name not in swept:
-            raise _AidError(aid.where("inputs"), f"input '{spec.name}' is required: give it under inputs: or sweep it")
+def _bind_fixed_values(ruleset: CompiledRuleset, compiled: CheckedProcedure, aid: Any, axes: tuple[Axis | None, ...]) -> None:
+    """The entry's fixed inputs and choices, with the first value of each swept dimension, bound as every call's
+    values are (:func:`binding.bind`, the one binder): the first problem is raised at its place in the entry."""
+    from .binding import MISSING_INPUT, bind, reachable_choices
+
+    inputs, choices = dict(aid.data.get("inputs") or {}), dict(aid.data.get("choices") or {})
+    given, chosen, swept = dict(inputs), dict(choices), {}
+    for key, axis in zip(("rows", "columns"), axes):
+        if axis is None:
+            continue
+        dimension = axis.dimension
+        swept[dimension.target] = key
+        if dimension.is_choice:
+            chosen[dimension.target] = dimension.values[0]
+        elif not dimension.path:
+            given[dimension.target] = dimension.values[0]
+    bound = bind(compiled, given, chosen, offered=reachable_choices(ruleset, compiled.name), provided=set(swept))
+    for problem in bound.problems:
+        if problem.kind == MISSING_INPUT:
+            raise _AidError(aid.where("inputs"), f"{problem.message}: give it under inputs: or sweep it")
+        section = "inputs" if problem.name in inputs else "choices" if problem.name in choices else None
+        place = aid.where(f"{section}.{problem.name}") if section else aid.where(swept.get(problem.name, "inputs"))
+        raise _AidError(place, problem.message)
 
 
 def _shown(compiled: CheckedProcedure, aid: Any, show: Any) -> tuple[str, str | None, dict, str | None]:
@@ -165,31 +178,10 @@ def aid_problems(ruleset: CompiledRuleset) -> list[Diagnostic]:
     problems = []
     for aid in _aids(ruleset):
         try:
-            spec = heat_map_spec(ruleset, aid)
-            _check_inputs(ruleset, spec)
+            heat_map_spec(ruleset, aid)
         except _AidError as error:
             problems.append(error.diagnostic)
-        except UsageError as error:
-            problems.extend(aid.where("inputs").diagnostic(d.message) for d in error.diagnostics)
     return problems
-
-
-def _check_inputs(ruleset: CompiledRuleset, spec: HeatMapSpec) -> None:
-    """The fixed inputs and choices, with the first value of each swept dimension, must be a valid call."""
-    from .api import prepare_inputs, procedure_of
-
-    compiled = procedure_of(ruleset, spec.procedure)
-    inputs = dict(spec.inputs)
-    choices = dict(spec.choices)
-    for axis in (spec.rows, spec.columns):
-        if axis is None:
-            continue
-        dimension = axis.dimension
-        if dimension.is_choice:
-            choices[dimension.target] = dimension.values[0]
-        elif not dimension.path:
-            inputs[dimension.target] = dimension.values[0]
-    prepare_inputs(compiled, inputs, choices)
 
 
 # ---- computing the heat maps ------------------------------------------------------------------

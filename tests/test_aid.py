@@ -163,6 +163,60 @@ def test_bad_aids_are_positioned_by_check(tmp_path, monkeypatch):
     assert err.getvalue().startswith("bad.yaml:17:16: no procedure 'rol'")
 
 
+AIDS_BOUND_AS_EVERY_CALL = """\
+wartable: 1
+name: bound
+title: "Bound"
+source: "test"
+version: "1"
+procedures:
+  roll:
+    title: "Roll"
+    rule: "r"
+    inputs:
+      count: {type: int, min: 1, max: 3}
+      bonus: {type: int, min: 0, max: 2, description: "the DRM"}
+    choices:
+      side: {options: [attacker, defender], default: attacker, description: "who rolls"}
+    body: |
+      let d = 1d6 + count + bonus
+      outcome rolled(total = d)
+aids:
+  - title: "Bonus missing"
+    procedure: roll
+    rows: {over: count, from: 1, to: 3}
+  - title: "Bonus too big"
+    procedure: roll
+    rows: {over: count, from: 1, to: 3}
+    inputs: {bonus: 5}
+  - title: "No such side"
+    procedure: roll
+    rows: {over: count, from: 1, to: 3}
+    inputs: {bonus: 0}
+    choices: {side: neutral}
+"""
+# The aid's fixed values go through the one binder (binding.bind): the same words as --set or the API, at the
+# entry's own line.  Lines counted by hand: aids: is line 18, so the entries' titles are lines 19, 22 and 26, with
+# inputs: on line 25 and choices: on line 30.  Columns: a missing input has no key of its own, so it points at
+# the entry (its title's value: "  - title: " is 11 characters, column 12); "    inputs: {bonus: " is 20, so
+# the 5 is in column 21; "    choices: {side: " is 20 too, "neutral" in 21.  No type bounds in the wording of a
+# missing input (the --set and API wording): "int".
+AIDS_BOUND_ERRORS = [
+    (19, 12, "input 'bonus' is required (int: the DRM): give it under inputs: or sweep it"),
+    (25, 21, "input 'bonus' must be at most 2, not 5"),
+    (30, 21, "choice 'side' must be one of attacker, defender, not 'neutral'"),
+]
+
+
+def test_an_aids_fixed_values_are_bound_as_every_calls_are(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("bound.yaml").write_text(AIDS_BOUND_AS_EVERY_CALL, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", "bound.yaml"], stdout=out, stderr=err) == 1
+    heads = [line for line in err.getvalue().splitlines() if line.startswith("bound.yaml:")]
+    assert heads == [f"bound.yaml:{line}:{column}: {message}" for line, column, message in AIDS_BOUND_ERRORS]
+
+
 # ---- the page itself ----------------------------------------------------------------------------
 
 
