@@ -16,7 +16,7 @@ nobody (the back ends key nodes by identity).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -320,70 +320,79 @@ class CheckedProcedure(NamedTuple):
 CompiledProcedure = CheckedProcedure  # the name callers knew before the compiler to Python existed
 
 
+# Each node kind's children, one entry a kind: what every pass that walks the IR reads (ir.walk, the engine's
+# analyses).  Checked when the module loads against EXPRESSIONS and STATEMENTS, so a new node kind cannot be
+# walked past silently.
+_SUB_EXPRESSIONS: dict[type, Callable[[Any], tuple]] = {
+    Const: lambda e: (),
+    Local: lambda e: (),
+    InputRef: lambda e: (),
+    ListOf: lambda e: e.items,
+    Guard: lambda e: (e.value,),
+    Canonical: lambda e: (e.value,),
+    Field: lambda e: (e.subject,),
+    Index: lambda e: (e.subject, e.index),
+    Negate: lambda e: (e.operand,),
+    Not: lambda e: (e.operand,),
+    Arithmetic: lambda e: (e.left, e.right),
+    Comparison: lambda e: (e.left, e.right),
+    Logical: lambda e: (e.left, e.right),
+    Conditional: lambda e: (e.condition, e.then, e.otherwise),
+    Range: lambda e: (e.low, e.high),
+    CallFunction: lambda e: e.args,
+    Aggregate: lambda e: (e.collection, e.element) + ((e.condition,) if e.condition is not None else ()),
+    Lookup: lambda e: tuple(part for part in (e.row, e.column, e.shift) if part is not None),
+    ModifierSum: lambda e: tuple(condition for _, condition in e.entries),
+}
+
+_STATEMENT_EXPRESSIONS: dict[type, Callable[[Any], tuple]] = {
+    Assign: lambda s: (s.value,),
+    Roll: lambda s: (s.count, s.sides) if s.faces is None else (s.count, s.sides, s.faces),
+    CallProcedure: lambda s: tuple(value for _, value in s.args),
+    If: lambda s: tuple(condition for condition, _ in s.branches),
+    ForLoop: lambda s: (s.iterable,),
+    WhileLoop: lambda s: (s.condition,) if s.limit is None else (s.condition, s.limit),
+    Outcome: lambda s: tuple(value for _, value in s.fields),
+    Require: lambda s: (s.condition,),
+    Break: lambda s: (),
+    Note: lambda s: (),
+}
+
+_STATEMENT_BLOCKS: dict[type, Callable[[Any], tuple]] = {
+    If: lambda s: tuple(body for _, body in s.branches) + ((s.otherwise,) if s.otherwise is not None else ()),
+    ForLoop: lambda s: (s.body,),
+    WhileLoop: lambda s: (s.body,),
+}
+
+
+def _check_children_cover_every_kind() -> None:
+    if set(_SUB_EXPRESSIONS) != set(EXPRESSIONS) or set(_STATEMENT_EXPRESSIONS) != set(STATEMENTS) or not set(_STATEMENT_BLOCKS) <= set(STATEMENTS):
+        raise AssertionError("ir: the tables of children must name exactly the node kinds of EXPRESSIONS and STATEMENTS")
+
+
+_check_children_cover_every_kind()
+
+
 def sub_expressions(node: Any) -> tuple:
     """The expressions directly inside an expression node (for passes that walk the IR)."""
-    kind = type(node)
-    if kind in (Const, Local, InputRef):
-        return ()
-    if kind is ListOf:
-        return node.items
-    if kind is Guard or kind is Canonical:
-        return (node.value,)
-    if kind is Field:
-        return (node.subject,)
-    if kind is Index:
-        return (node.subject, node.index)
-    if kind in (Negate, Not):
-        return (node.operand,)
-    if kind in (Arithmetic, Comparison, Logical):
-        return (node.left, node.right)
-    if kind is Conditional:
-        return (node.condition, node.then, node.otherwise)
-    if kind is Range:
-        return (node.low, node.high)
-    if kind is CallFunction:
-        return node.args
-    if kind is Aggregate:
-        return (node.collection, node.element) + ((node.condition,) if node.condition is not None else ())
-    if kind is Lookup:
-        return tuple(e for e in (node.row, node.column, node.shift) if e is not None)
-    if kind is ModifierSum:
-        return tuple(condition for _, condition in node.entries)
-    raise AssertionError(f"not an IR expression: {node!r}")  # pragma: no cover
+    children = _SUB_EXPRESSIONS.get(type(node))
+    if children is None:  # pragma: no cover - an internal bug
+        raise AssertionError(f"not an IR expression: {node!r}")
+    return children(node)
 
 
 def statement_expressions(statement: Any) -> tuple:
     """The expressions a statement evaluates itself (not those of the blocks inside it)."""
-    kind = type(statement)
-    if kind is Assign:
-        return (statement.value,)
-    if kind is Roll:
-        return (statement.count, statement.sides) if statement.faces is None else (statement.count, statement.sides, statement.faces)
-    if kind is CallProcedure:
-        return tuple(value for _, value in statement.args)
-    if kind is If:
-        return tuple(condition for condition, _ in statement.branches)
-    if kind is ForLoop:
-        return (statement.iterable,)
-    if kind is WhileLoop:
-        return (statement.condition,) if statement.limit is None else (statement.condition, statement.limit)
-    if kind is Outcome:
-        return tuple(value for _, value in statement.fields)
-    if kind is Require:
-        return (statement.condition,)
-    if kind in (Break, Note):
-        return ()
-    raise AssertionError(f"not an IR statement: {statement!r}")  # pragma: no cover
+    children = _STATEMENT_EXPRESSIONS.get(type(statement))
+    if children is None:  # pragma: no cover - an internal bug
+        raise AssertionError(f"not an IR statement: {statement!r}")
+    return children(statement)
 
 
 def statement_blocks(statement: Any) -> tuple:
     """The blocks directly inside a statement."""
-    kind = type(statement)
-    if kind is If:
-        return tuple(body for _, body in statement.branches) + ((statement.otherwise,) if statement.otherwise is not None else ())
-    if kind in (ForLoop, WhileLoop):
-        return (statement.body,)
-    return ()
+    blocks = _STATEMENT_BLOCKS.get(type(statement))
+    return () if blocks is None else blocks(statement)
 
 
 def walk(*nodes: Any) -> Iterator[Any]:

@@ -204,3 +204,21 @@ def test_no_engine_module_is_over_500_lines():
     sizes = {path.name: len(path.read_text(encoding="utf-8").splitlines()) for path in ENGINE.glob("*.py")}
     assert len(sizes) >= 10, sizes  # split by job
     assert max(sizes.values()) <= 500, sizes
+
+
+def test_the_irs_tables_of_children_cover_every_node_kind(monkeypatch):
+    # ir.walk and every analysis pass read a node's children from one table a kind; a kind missing from the
+    # tables would be walked past silently, so ir checks them when it loads.  Here a kind is taken out of each
+    # table in turn, and the check fires.
+    ir._check_children_cover_every_kind()  # as loaded: complete
+    for table, kind in ((ir._SUB_EXPRESSIONS, ir.Lookup), (ir._STATEMENT_EXPRESSIONS, ir.Roll)):
+        with monkeypatch.context() as patch:
+            patch.delitem(table, kind)
+            with pytest.raises(AssertionError, match="tables of children"):
+                ir._check_children_cover_every_kind()
+    # and the walk reads them: `let x = T[1, y]` is the statement, its lookup, the lookup's row and column (no
+    # shift) -- four nodes, found through the statement's table entry and then the lookup's.
+    row, column = ir.Const(None, 1), ir.Local(None, "y", 0)
+    lookup = ir.Lookup(None, None, row, column, None)
+    statement = ir.Assign(None, "x", 1, lookup, True)
+    assert list(ir.walk(statement)) == [statement, lookup, column, row]  # depth first, last child first (a stack)
