@@ -93,7 +93,7 @@ def describe_type(doc: dict) -> str:
     if kind == "list":
         return f"list of {describe_type(doc['of'])}"
     if kind == "record":
-        return doc["name"]
+        return doc["record"]
     if kind == "ratio":
         return "odds ratio"
     return kind

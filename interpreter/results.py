@@ -258,7 +258,9 @@ def type_doc(t: Type) -> dict:
             doc["max_items"] = t.max_items
         return doc
     if isinstance(t, RecordType):
-        return {"type": "record", "name": t.name}
+        # "record", not "name": an input's, a field's and an alias's documents spread this one beside
+        # their own "name" (fire_at's shooter and target were both listed as "ship")
+        return {"type": "record", "record": t.name}
     if isinstance(t, RatioType):
         return {"type": "ratio"}
     return {"type": t.describe()}
