@@ -161,7 +161,9 @@ def _aid_options(aid: argparse.ArgumentParser) -> None:
 
 
 def _schema_options(schema: argparse.ArgumentParser) -> None:
-    schema.add_argument("--include-fragment", action="store_true", dest="fragment", help="the schema of a file pulled in with include:")
+    which = schema.add_mutually_exclusive_group()
+    which.add_argument("--include-fragment", action="store_true", dest="fragment", help="the schema of a file pulled in with include:")
+    which.add_argument("--situation", action="store_true", help="the schema of a file given to --situation")
     _add_json_option(schema)
 
 

@@ -7,6 +7,8 @@ command line (to point at a bad argument) and the output streams, and returning 
 from __future__ import annotations
 
 import argparse
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -40,42 +42,55 @@ from .errors import RulesetError, UsageError
 
 def check_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from . import results
-    from .aid import aid_problems
-    from .loader import load_ruleset
     from .render import text_check_entry
-    from .reporters import github_check, junit_check
+    from .reporters import Timings, github_check, junit_check
     from .resources import bundled_names
 
     output = output_format(args)
     names = args.rulesets or bundled_names()
-    entries = []
+    entries, seconds = [], []
     for name in names:
-        try:
-            ruleset = load_ruleset(name, base_paths=base_paths(args, command_line))
-            problems = aid_problems(ruleset)
-            if problems:
-                raise RulesetError(problems)
-        except UsageError as error:
-            raise command_line.error(command_line.find(name), error.diagnostics[0].message) from None
-        except RulesetError as error:
-            entry = results.check_failed(name, error.diagnostics)
-            entries.append(entry)
-            if output == "text":
-                print(error.format(), file=stderr)
-                print(text_check_entry(entry), file=stderr)
-            continue
-        entry = results.check_passed(ruleset.model, name)
+        started = time.perf_counter()
+        entry, error = _check_one(name, command_line, args)
+        seconds.append(time.perf_counter() - started)
         entries.append(entry)
         if output == "text":
-            print(text_check_entry(entry), file=stdout)
+            if error is not None:
+                print(error.format(), file=stderr)
+            print(text_check_entry(entry), file=stderr if error is not None else stdout)
     document = results.check_report(entries)
     if output == "json":
         print_json(document, stdout)
     elif output == "github":
         print(github_check(document), file=stdout)
     elif output == "junit":
-        print(junit_check(document), file=stdout)
+        print(junit_check(document, Timings(tuple(seconds))), file=stdout)
     return 0 if document["ok"] else 1
+
+
+def _check_one(name: str, command_line: CommandLine, args: argparse.Namespace) -> tuple[dict, RulesetError | None]:
+    """The check entry of one argument, and the error to print when it fails.  A YAML file that is a
+    fragment or a situation (``checked_file.file_kind``) is checked against its own schema; anything
+    else is loaded as a ruleset (every check a ruleset gets, the player aids' included)."""
+    from . import results
+    from .aid import aid_problems
+    from .checked_file import RULESET, check_file, file_kind
+    from .loader import load_ruleset
+
+    kind = RULESET
+    try:
+        kind, loaded = file_kind(name)
+        if kind != RULESET:
+            return results.file_checked(name, kind, check_file(name, kind, loaded)), None
+        ruleset = load_ruleset(name, base_paths=base_paths(args, command_line))
+        problems = aid_problems(ruleset)
+        if problems:
+            raise RulesetError(problems)
+    except UsageError as error:
+        raise command_line.error(command_line.find(name), error.diagnostics[0].message) from None
+    except RulesetError as error:
+        return results.check_failed(name, error.diagnostics, None if kind == RULESET else kind), error
+    return results.check_passed(ruleset.model, name), None
 
 
 def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
@@ -83,7 +98,7 @@ def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     from .examples import run_example
     from .limits import Budget
     from .render import text_diagnostic, text_example, text_test_summary
-    from .reporters import github_test, junit_test
+    from .reporters import Timings, github_test, junit_test
     from .resources import bundled_names
 
     output = output_format(args)
@@ -91,19 +106,21 @@ def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     limits = limits_of(args, command_line)
     # every ruleset loaded first: the timeout, one for all the examples (see examples.py), is for
     # running them, not for reading files (loading has budgets of its own)
-    rulesets = [load(name, command_line, args) for name in names]
+    rulesets, load_failures, loading, failure_seconds = _load_for_test(names, command_line, args, reported=output in ("junit", "github"))
     budget = Budget(limits)
-    examples = []
+    examples, example_seconds = [], []
     for ruleset in rulesets:
         for example in ruleset.examples:  # one at a time: what ran is printed if the time runs out
+            started = time.perf_counter()
             result = run_example(ruleset, example, budget=budget)
+            example_seconds.append(time.perf_counter() - started)
             entry = results.example_result(ruleset.model, result)
             examples.append(entry)
             if output == "text":
                 print(text_example(entry), file=stdout)
                 for problem in entry["problems"]:
                     print(text_diagnostic(problem), file=stderr)
-    document = results.test_report(examples)
+    document = results.test_report(examples, load_failures)
     if output == "text":
         print(text_test_summary(document), file=stdout)
     elif output == "json":
@@ -111,8 +128,33 @@ def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     elif output == "github":
         print(github_test(document), file=stdout)
     else:
-        print(junit_test(document), file=stdout)
+        print(junit_test(document, Timings(tuple(failure_seconds + example_seconds), loading)), file=stdout)
     return 0 if document["ok"] else 1
+
+
+def _load_for_test(
+    names: Sequence[str], command_line: CommandLine, args: argparse.Namespace, *, reported: bool
+) -> tuple[list[CompiledRuleset], list[dict], dict[str, float], list[float]]:
+    """The rulesets loaded, the ones that failed to load (as ``results.load_failure`` entries), the seconds
+    each loaded one took (by its name) and the seconds each failure took.  A ruleset that fails to load
+    stops the command (exit 1, the diagnostics on stderr) unless the report is ``reported`` (JUnit,
+    GitHub): CI then gets a failing case or an annotation, and the other rulesets are still tested."""
+    from . import results
+
+    rulesets, load_failures, loading, failure_seconds = [], [], {}, []
+    for name in names:
+        started = time.perf_counter()
+        try:
+            ruleset = load(name, command_line, args)
+        except RulesetError as error:
+            if not reported:
+                raise
+            load_failures.append(results.load_failure(name, error.diagnostics))
+            failure_seconds.append(time.perf_counter() - started)
+            continue
+        rulesets.append(ruleset)
+        loading[ruleset.model.name] = time.perf_counter() - started
+    return rulesets, load_failures, loading, failure_seconds
 
 
 def list_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
@@ -453,7 +495,7 @@ def schema_command(args: argparse.Namespace, command_line: CommandLine, stdout: 
     from .resources import data_dir
 
     # The files themselves, byte for byte: what an editor would read from the package.
-    name = "fragment.schema.json" if args.fragment else "ruleset.schema.json"
+    name = "fragment.schema.json" if args.fragment else "situation.schema.json" if args.situation else "ruleset.schema.json"
     text = (data_dir("schemas") / name).read_text(encoding="utf-8")
     stdout.write(text if text.endswith("\n") else text + "\n")
     return 0

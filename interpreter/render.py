@@ -93,7 +93,7 @@ def describe_type(doc: dict) -> str:
     if kind == "list":
         return f"list of {describe_type(doc['of'])}"
     if kind == "record":
-        return doc["name"]
+        return doc["record"]
     if kind == "ratio":
         return "odds ratio"
     return kind
@@ -214,12 +214,14 @@ def text_check_entry(entry: dict) -> str:
     """``ok   NAME: counts (path)`` for a ruleset that passed; the FAIL line for one that did not."""
     if entry["ok"]:
         c = entry["counts"]
-        counts = ", ".join(
-            _plural(c[key], word)
-            for key, word in (("tables", "table"), ("modifier_lists", "modifier list"), ("procedures", "procedure"), ("examples", "example"))
-        )
+        words = (("tables", "table"), ("modifier_lists", "modifier list"), ("procedures", "procedure"), ("examples", "example"), ("inputs", "input"))
+        counts = ", ".join(_plural(c[key], word) for key, word in words if key in c)
+        kind = entry.get("kind")
+        if kind:  # a fragment or a situation file, checked against its own schema
+            return f"ok   {entry['given']}: a {kind} file, {counts} (schema checked)"
         return f"ok   {entry['ruleset']}: {counts} ({entry['path']})"
-    return f"FAIL {entry['given']}: {_plural(len(entry['diagnostics']), 'error')}"
+    checked_as = f" (checked as a {entry['kind']} file)" if entry.get("kind") else ""
+    return f"FAIL {entry['given']}: {_plural(len(entry['diagnostics']), 'error')}{checked_as}"
 
 
 def text_diagnostic(d: dict) -> str:

@@ -10,7 +10,8 @@ import csv
 import io
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 from xml.etree import ElementTree
 
@@ -62,11 +63,21 @@ def github_check(doc: dict) -> str:
 
 def github_test(doc: dict) -> str:
     lines = []
+    for failure in doc.get("load_failures", ()):
+        for d in failure["diagnostics"]:
+            lines.append(github_annotation(d, f"wartable test {failure['ruleset']}: does not load"))
     for example in doc["examples"]:
         for d in example["problems"]:
             lines.append(github_annotation(d, f"wartable test {example['ruleset']}: {example['name']}"))
-    lines.append(f"wartable test: {doc['passed']} passed, {doc['failed']} failed")
+    summary = f"wartable test: {doc['passed']} passed, {doc['failed']} failed"
+    if doc.get("load_failures"):
+        summary += f", {_count(len(doc['load_failures']), 'ruleset')} not loaded"
+    lines.append(summary)
     return "\n".join(lines)
+
+
+def _count(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 # ---- JUnit XML -------------------------------------------------------------------------------
@@ -96,36 +107,72 @@ def _xml(root: ElementTree.Element) -> str:
 _COMMAND_LIKE = re.compile(r"^(\s*):")
 
 
-def _suite(parent: ElementTree.Element, name: str, cases: list[tuple[dict, list[dict]]]) -> None:
-    failures = sum(1 for _, problems in cases if problems)
+@dataclass(frozen=True)
+class Timings:
+    """Seconds measured (wall clock, ``time.perf_counter``) for JUnit's ``time`` attributes, kept out of the
+    JSON documents (a document of the same run is the same whatever the machine's load).
+
+    ``cases`` holds one number per test case in the document's order (``check``: its rulesets;
+    ``test``: its load failures, then its examples); ``loading`` the seconds each ruleset took to
+    load, by the name its suite carries (a suite's time is its loading plus its cases).
+    """
+
+    cases: tuple[float, ...] = ()
+    loading: Mapping[str, float] = field(default_factory=dict)
+
+    def case(self, index: int) -> float:
+        return self.cases[index] if index < len(self.cases) else 0.0
+
+
+def _seconds(value: float) -> str:
+    return f"{max(value, 0.0):.6f}"
+
+
+def _suite(parent: ElementTree.Element, name: str, cases: list[tuple[dict, list[dict], float]], loading: float = 0.0) -> None:
+    failures = sum(1 for _, problems, _ in cases if problems)
+    total = loading + sum(seconds for _, _, seconds in cases)
     suite = ElementTree.SubElement(
-        parent, "testsuite", _xml_safe({"name": name, "tests": len(cases), "failures": failures, "errors": 0, "skipped": 0, "time": 0})
+        parent, "testsuite", _xml_safe({"name": name, "tests": len(cases), "failures": failures, "errors": 0, "skipped": 0, "time": _seconds(total)})
     )
-    for attributes, problems in cases:
-        case = ElementTree.SubElement(suite, "testcase", _xml_safe({**attributes, "time": 0}))
+    for attributes, problems, seconds in cases:
+        case = ElementTree.SubElement(suite, "testcase", _xml_safe({**attributes, "time": _seconds(seconds)}))
         if problems:
             failure = ElementTree.SubElement(case, "failure", _xml_safe({"message": problems[0]["message"], "type": "wartable"}))
             failure.text = "\n".join(text_diagnostic(d) for d in problems)  # escaped by format_diagnostic
 
 
-def junit_check(doc: dict) -> str:
+def _root(name: str, tests: int, failures: int, seconds: float) -> ElementTree.Element:
+    return ElementTree.Element("testsuites", name=name, tests=str(tests), failures=str(failures), errors="0", time=_seconds(seconds))
+
+
+def junit_check(doc: dict, timings: Timings = Timings()) -> str:
     """``check`` as JUnit XML (every string escaped to XML 1.0 characters: see :func:`_xml_safe`)."""
-    cases = [({"classname": "wartable.check", "name": e["given"], **({"file": e["path"]} if e["path"] else {})}, e["diagnostics"]) for e in doc["rulesets"]]
-    root = ElementTree.Element(
-        "testsuites", name="wartable check", tests=str(len(cases)), failures=str(sum(1 for _, p in cases if p)), errors="0"
-    )
+    cases = [
+        ({"classname": "wartable.check", "name": e["given"], **({"file": e["path"]} if e["path"] else {})}, e["diagnostics"], timings.case(index))
+        for index, e in enumerate(doc["rulesets"])
+    ]
+    root = _root("wartable check", len(cases), sum(1 for _, p, _ in cases if p), sum(seconds for _, _, seconds in cases))
     _suite(root, "wartable check", cases)
     return _xml(root)
 
 
-def junit_test(doc: dict) -> str:
-    root = ElementTree.Element("testsuites", name="wartable test", tests=str(len(doc["examples"])), failures=str(doc["failed"]), errors="0")
-    by_ruleset: dict[str, list[tuple[dict, list[dict]]]] = {}
-    for e in doc["examples"]:
+def junit_test(doc: dict, timings: Timings = Timings()) -> str:
+    """``test`` as JUnit XML: a suite per ruleset, a case per example; a ruleset that does not load is a
+    suite holding one failing case (``loads``) with its diagnostics, so CI sees the failure."""
+    load_failures = doc.get("load_failures", [])
+    by_ruleset: dict[str, list[tuple[dict, list[dict], float]]] = {}
+    for index, failure in enumerate(load_failures):
+        attributes = {"classname": f"wartable.{failure['ruleset']}", "name": "loads"}
+        by_ruleset.setdefault(failure["ruleset"], []).append((attributes, failure["diagnostics"], timings.case(index)))
+    for index, e in enumerate(doc["examples"], start=len(load_failures)):
         attributes = {"classname": f"wartable.{e['ruleset']}", "name": e["name"], "file": e["file"], "line": e["line"]}
-        by_ruleset.setdefault(e["ruleset"], []).append((attributes, e["problems"]))
+        by_ruleset.setdefault(e["ruleset"], []).append((attributes, e["problems"], timings.case(index)))
+    tests = len(doc["examples"]) + len(load_failures)
+    loading = {name: timings.loading.get(name, 0.0) for name in by_ruleset if name not in {f["ruleset"] for f in load_failures}}
+    total = sum(loading.values()) + sum(seconds for cases in by_ruleset.values() for _, _, seconds in cases)
+    root = _root("wartable test", tests, doc["failed"] + len(load_failures), total)
     for ruleset, cases in by_ruleset.items():
-        _suite(root, ruleset, cases)
+        _suite(root, ruleset, cases, loading.get(ruleset, 0.0))
     return _xml(root)
 
 

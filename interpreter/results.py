@@ -190,8 +190,17 @@ def check_passed(ruleset: Ruleset, given: str) -> dict:
     }
 
 
-def check_failed(given: str, diagnostics: Iterable[Diagnostic]) -> dict:
-    return {"ruleset": given, "given": given, "ok": False, "path": None, "counts": None, "diagnostics": [diagnostic(d) for d in diagnostics]}
+def file_checked(given: str, kind: str, counts: dict[str, int]) -> dict:
+    """A fragment or situation file that passed its schema (``checked_file``): its ``kind`` says which."""
+    return {"ruleset": given, "given": given, "ok": True, "path": given, "kind": kind, "counts": counts, "diagnostics": []}
+
+
+def check_failed(given: str, diagnostics: Iterable[Diagnostic], kind: str | None = None) -> dict:
+    """A file that failed ``check``; ``kind`` (``fragment``, ``situation``) when it was not checked as a ruleset."""
+    entry = {"ruleset": given, "given": given, "ok": False, "path": None, "counts": None, "diagnostics": [diagnostic(d) for d in diagnostics]}
+    if kind is not None:
+        entry["kind"] = kind
+    return entry
 
 
 def check_report(entries: list[dict]) -> dict:
@@ -212,9 +221,20 @@ def example_result(ruleset: Ruleset, result: Any) -> dict:
     }
 
 
-def test_report(examples: list[dict]) -> dict:
+def load_failure(given: str, diagnostics: Iterable[Diagnostic]) -> dict:
+    """A ruleset ``wartable test`` could not load (under ``--format junit|github``): reported as a failure
+    rather than nothing, so that CI does not read an empty report as a pass."""
+    return {"ruleset": given, "diagnostics": [diagnostic(d) for d in diagnostics]}
+
+
+def test_report(examples: list[dict], load_failures: Sequence[dict] = ()) -> dict:
+    """The examples' results; ``load_failures`` (only under ``--format junit|github``; text and JSON stop
+    at the first ruleset that fails to load) appear under their own key, and only when there are some."""
     passed = sum(1 for e in examples if e["passed"])
-    return {"ok": passed == len(examples), "passed": passed, "failed": len(examples) - passed, "examples": examples}
+    report = {"ok": passed == len(examples) and not load_failures, "passed": passed, "failed": len(examples) - passed, "examples": examples}
+    if load_failures:
+        report["load_failures"] = list(load_failures)
+    return report
 
 
 # ---- types, listings, tables, modifier lists, procedures ----------------------------------
@@ -238,7 +258,9 @@ def type_doc(t: Type) -> dict:
             doc["max_items"] = t.max_items
         return doc
     if isinstance(t, RecordType):
-        return {"type": "record", "name": t.name}
+        # "record", not "name": an input's, a field's and an alias's documents spread this one beside
+        # their own "name" (fire_at's shooter and target were both listed as "ship")
+        return {"type": "record", "record": t.name}
     if isinstance(t, RatioType):
         return {"type": "ratio"}
     return {"type": t.describe()}

@@ -470,7 +470,7 @@ def test_console_script_shows_a_procedures_generated_code_under_its_ruleset_line
     assert "\ndef e0_" not in done.stdout and "\ndef m0_" not in done.stdout
     # eto.yaml line 129 rolls the die; its comment stands above the code that rolls it
     lines = done.stdout.splitlines()
-    at = lines.index("    # 'eto.yaml:129  let die = 1d6'")
+    at = lines.index("    # 'eto.yaml:130  let die = 1d6'")
     assert "R(6)" in "\n".join(lines[at:at + 4])
     compile(done.stdout, "<shown>", "exec")  # what is shown is the Python that runs
 

@@ -107,16 +107,57 @@ def test_an_included_file_has_no_false_missing_property_errors():
     assert editor_errors(FRAGMENT_SCHEMA, "name: x\n" + fragment) == [((), "additionalProperties")]
 
 
-# Files with other owners do not carry the modeline yet: surface_combat*.yaml.
-WITH_MODELINE = ["eto", "eto_one_more_pip", "eia", "eia_modified_six", "great_war", "naval_mines"]
+# The modeline's schema for each kind of bundled file, relative to the file: rulesdata/../schemas, as in
+# the installed package (interpreter/rulesdata, interpreter/schemas).  No include fragment is bundled today;
+# a future one in rulesdata/fragments/ would get the fragment schema.
+def expected_schema(path: Path) -> Path:
+    if path.parent.name.endswith("_situations"):
+        return SCHEMAS / "situation.schema.json"
+    if path.parent.name == "fragments":
+        return SCHEMAS / "fragment.schema.json"
+    return SCHEMAS / "ruleset.schema.json"
 
 
-@pytest.mark.parametrize("name", WITH_MODELINE)
-def test_bundled_rulesets_carry_the_modeline(name):
-    path = REPO / "rulesdata" / f"{name}.yaml"
-    (target,) = MODELINE.findall(path.read_text(encoding="utf-8"))
-    # relative to the file: rulesdata/../schemas, as in the installed package (interpreter/rulesdata, interpreter/schemas)
-    assert (path.parent / target).resolve() == (SCHEMAS / "ruleset.schema.json").resolve()
+BUNDLED_YAML = sorted((REPO / "rulesdata").rglob("*.yaml"))
+
+
+def test_every_kind_of_bundled_file_is_covered():
+    # 8 rulesets and variants (eto, eto_one_more_pip, eia, eia_modified_six, great_war, naval_mines,
+    # surface_combat, surface_combat_breakoff_strength) and 4 + 3 + 3 situation files
+    kinds = [expected_schema(path).name for path in BUNDLED_YAML]
+    assert (kinds.count("ruleset.schema.json"), kinds.count("situation.schema.json")) == (8, 10)
+
+
+@pytest.mark.parametrize("path", BUNDLED_YAML, ids=lambda path: str(path.relative_to(REPO)))
+def test_bundled_files_carry_the_modeline_on_line_1(path):
+    # yaml-language-server 1.24 and later read the modeline only on the first line
+    first_line, rest = path.read_text(encoding="utf-8").split("\n", 1)
+    match = MODELINE.fullmatch(first_line)
+    assert match, first_line
+    assert (path.parent / match.group(1)).resolve() == expected_schema(path).resolve()
+    assert "yaml-language-server" not in rest  # one modeline, the one the server reads
+
+
+SITUATION_SCHEMA = json.loads((SCHEMAS / "situation.schema.json").read_text(encoding="utf-8"))
+
+
+def test_situation_schema_is_valid_and_shipped_like_the_others():
+    Draft202012Validator.check_schema(SITUATION_SCHEMA)
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"interpreter.schemas" = ["*.json"]' in pyproject  # the wheel's package data takes every schema
+
+
+@pytest.mark.parametrize("path", [p for p in BUNDLED_YAML if p.parent.name.endswith("_situations")], ids=lambda p: p.name)
+def test_bundled_situations_validate(path):
+    assert editor_errors(SITUATION_SCHEMA, path.read_text(encoding="utf-8")) == []
+
+
+def test_situation_schema_flags_what_no_procedure_accepts():
+    text = "distance: 2\n2nd: 1\nodds: 0.5\nships: [{kind: warship, 'bad key': 1}]\nnothing: null\n"
+    # 2nd is no name (jsonschema reports propertyNames by its pattern); 0.5, null and a record key
+    # with a blank are no input value
+    assert editor_errors(SITUATION_SCHEMA, text) == [
+        ((), "pattern"), (("nothing",), "anyOf"), (("odds",), "anyOf"), (("ships",), "anyOf")]
 
 
 def test_readme_documents_the_modeline_and_vs_code_setting():
@@ -124,3 +165,6 @@ def test_readme_documents_the_modeline_and_vs_code_setting():
     assert "# yaml-language-server: $schema=../schemas/ruleset.schema.json" in readme
     assert '"yaml.schemas"' in readme
     assert "--include-fragment" in readme
+    assert "situation.schema.json" in readme
+    # the server reads the modeline on the first line only (since 1.24): the README must not say "anywhere"
+    assert "first line" in readme and "reads it anywhere" not in readme and "last line" not in readme

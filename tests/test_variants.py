@@ -477,8 +477,8 @@ def test_extends_a_bundled_name(ws):
     assert odds(ruleset, "interception", {"zones": 7}).probability("intercepted") == Fraction(1, 3)
     table = ruleset.tables["naval_interception"]
     assert table.provenance[2] == ("v.yaml:11",)
-    assert table.provenance[3][0].endswith("eto_one_more_pip.yaml:28")
-    assert table.provenance[0][0].endswith("eto.yaml:89")
+    assert table.provenance[3][0].endswith("eto_one_more_pip.yaml:29")
+    assert table.provenance[0][0].endswith("eto.yaml:90")
 
 
 def test_extends_a_folder_whose_tables_are_included(ws):
@@ -811,24 +811,24 @@ def test_show_provenance_of_the_bundled_variant(in_bundled_parent):
     code, out, err = run_cli("show", "eto_one_more_pip", "naval_interception", "--provenance")
     assert (code, err) == (0, "")
     # eto.yaml lines 89-94 hold rows 1-2 .. 11+; eto_one_more_pip.yaml lines 28-30 override 7-8, 9-10, 11+
-    assert row_of(out, "1-2") == ["1-2", "Automatic", "rulesdata/eto.yaml:89"]
-    assert row_of(out, "5-6") == ["5-6", "3,4,5,6", "rulesdata/eto.yaml:91"]
-    assert row_of(out, "7-8") == ["7-8", "5,6", "rulesdata/eto_one_more_pip.yaml:28"]
-    assert row_of(out, "9-10") == ["9-10", "6", "rulesdata/eto_one_more_pip.yaml:29"]
-    assert row_of(out, "11+") == ["11+", "-", "rulesdata/eto_one_more_pip.yaml:30"]
+    assert row_of(out, "1-2") == ["1-2", "Automatic", "rulesdata/eto.yaml:90"]
+    assert row_of(out, "5-6") == ["5-6", "3,4,5,6", "rulesdata/eto.yaml:92"]
+    assert row_of(out, "7-8") == ["7-8", "5,6", "rulesdata/eto_one_more_pip.yaml:29"]
+    assert row_of(out, "9-10") == ["9-10", "6", "rulesdata/eto_one_more_pip.yaml:30"]
+    assert row_of(out, "11+") == ["11+", "-", "rulesdata/eto_one_more_pip.yaml:31"]
 
 
 def test_table_provenance_of_the_bundled_variant(in_bundled_parent):
     table = load_ruleset("eto_one_more_pip").tables["naval_interception"]
     assert [p[0] for p in table.provenance] == [
-        "rulesdata/eto.yaml:89", "rulesdata/eto.yaml:90", "rulesdata/eto.yaml:91",
-        "rulesdata/eto_one_more_pip.yaml:28", "rulesdata/eto_one_more_pip.yaml:29", "rulesdata/eto_one_more_pip.yaml:30",
+        "rulesdata/eto.yaml:90", "rulesdata/eto.yaml:91", "rulesdata/eto.yaml:92",
+        "rulesdata/eto_one_more_pip.yaml:29", "rulesdata/eto_one_more_pip.yaml:30", "rulesdata/eto_one_more_pip.yaml:31",
     ]
 
 
 @pytest.mark.parametrize("zones, die, expected", [
-    ("7", "5", "value from rulesdata/eto_one_more_pip.yaml:28"),  # 7-8: overridden
-    ("5", "3", "value from rulesdata/eto.yaml:91"),               # 5-6: eto's
+    ("7", "5", "value from rulesdata/eto_one_more_pip.yaml:29"),  # 7-8: overridden
+    ("5", "3", "value from rulesdata/eto.yaml:92"),               # 5-6: eto's
 ])
 def test_run_provenance_of_the_bundled_variant(in_bundled_parent, zones, die, expected):
     code, out, err = run_cli("run", "eto_one_more_pip", "interception", "--set", f"zones={zones}", "--dice", die, "--provenance")
