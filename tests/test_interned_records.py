@@ -15,6 +15,7 @@ import gc
 import io
 import pickle
 import random
+import sys
 import threading
 from fractions import Fraction
 
@@ -254,10 +255,15 @@ def test_threads_making_the_same_records_get_one_object_each():
             into.append(Record("raced", (("index", index), ("kind", "x"))))
 
     threads = [threading.Thread(target=make, args=(into,)) for into in made]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as they can: the lookup and the adding interleave
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
     for index in range(per_thread):
         assert len({id(into[index]) for into in made}) == 1
 
