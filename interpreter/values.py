@@ -15,6 +15,7 @@ from _weakref import _remove_dead_weakref  # type: ignore[attr-defined]
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from operator import itemgetter
 from typing import Any, ClassVar, final
 from weakref import KeyedRef
 
@@ -32,7 +33,7 @@ class Record:
     Every way of making a record goes through ``__new__`` (constructor,
     ``with_field``, inputs, table cells, ``copy``, ``pickle`` and the cache
     through ``__reduce__``), so no record escapes the table; see
-    :func:`_interned` for the table itself.
+    the intern table below the class.
     """
 
     __slots__ = ("__weakref__", "_fields", "_items", "_measure", "type_name")
@@ -45,8 +46,16 @@ class Record:
     MISSING: Any = object()  # what lookup() gives for a field the record does not have
 
     def __new__(cls, type_name: str, items: dict[str, Any] | tuple[tuple[str, Any], ...]) -> Record:
+        """The one record of ``type_name`` with ``items``: the live one when there is one (looked up here, in
+        one frame: every record the engines make comes this way), else a new one (:func:`_added`)."""
         pairs = tuple(items.items()) if isinstance(items, dict) else tuple(items)
-        return _interned(type_name, pairs)
+        key = (type_name, pairs, _shape(pairs))
+        reference = _TABLE.get(key)
+        if reference is not None:
+            found = reference()
+            if found is not None:
+                return found
+        return _added(key)
 
     def __reduce__(self) -> tuple[Any, tuple[str, tuple[tuple[str, Any], ...]]]:
         """Pickled (and copied) as its contents, so that a record read back is interned like any other."""
@@ -132,6 +141,7 @@ class Record:
 
 _TABLE: dict[tuple, KeyedRef] = {}
 _TABLE_LOCK = threading.Lock()
+_second = itemgetter(1)
 
 
 def _forget(reference: KeyedRef, table: dict = _TABLE) -> None:
@@ -141,7 +151,7 @@ def _forget(reference: KeyedRef, table: dict = _TABLE) -> None:
 def _shape(pairs: tuple[tuple[str, Any], ...]) -> tuple:
     """The exact types of the values in ``pairs``, into lists (records inside are interned already, and told
     apart by identity): what makes the key tell ``1`` from ``True`` and ``2`` from ``Fraction(2)``."""
-    kinds = tuple([type(value) for _, value in pairs])
+    kinds = tuple(map(type, map(_second, pairs)))  # no Python-level loop: made for every record
     if tuple not in kinds and OutcomeValue not in kinds:
         return kinds
     return tuple([_deep_shape(value) for _, value in pairs])
@@ -169,14 +179,10 @@ def _deep_shape(value: Any) -> Any:
     return tuple(shape)
 
 
-def _interned(type_name: str, pairs: tuple[tuple[str, Any], ...]) -> Record:
-    """The one record of ``type_name`` with ``pairs``: the live one when there is one, else a new one, added."""
-    key = (type_name, pairs, _shape(pairs))
-    reference = _TABLE.get(key)
-    if reference is not None:
-        found = reference()
-        if found is not None:
-            return found
+def _added(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
+    """A record for ``key`` (type name, pairs, shape) not found alive: made and added under the lock, unless
+    another thread added it since (then that one)."""
+    type_name, pairs, _ = key
     with _TABLE_LOCK:
         reference = _TABLE.get(key)
         if reference is not None:
