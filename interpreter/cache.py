@@ -348,13 +348,15 @@ def _trim(where: Path) -> None:
 
 class _Pickler(pickle.Pickler):
     """wartable's objects as data: mapping proxies as dicts, built-in functions by name, rulesets by their
-    parts, syntax trees as pickles of their own (see _deferred_tree)."""
+    parts, syntax trees as pickles of their own (see _deferred_tree).
+
+    Records need nothing here: ``Record.__reduce__`` stores a record as its contents and reads it back
+    through ``Record(...)``, so a record from the cache is the interned one (values.Record)."""
 
     def reducer_override(self, obj: Any):
         from .compiled_ruleset import CompiledRuleset
         from .functions import AggregateFunction, Function
         from .ruleset import ModifierEntry, Procedure
-        from .values import Record
 
         kind = type(obj)
         if kind is Procedure or kind is ModifierEntry:
@@ -364,8 +366,6 @@ class _Pickler(pickle.Pickler):
             return _rebuilt, (kind, state)
         if kind is MappingProxyType:
             return _mapping, (dict(obj),)
-        if kind is Record:
-            return Record, (obj.type_name, obj.items())
         if kind is Function:
             return _function, (obj.name,)
         if kind is AggregateFunction:

@@ -7,32 +7,59 @@ equal states: ints, bools, strings, tuples (lists), :class:`Record` and
 
 from __future__ import annotations
 
+import threading
+
+# What weakref.WeakValueDictionary removes its dead entries with (private to CPython's weakref, which has
+# no public form of it; typeshed does not list it).
+from _weakref import _remove_dead_weakref  # type: ignore[attr-defined]
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar
+from operator import itemgetter
+from typing import Any, ClassVar, final
+from weakref import KeyedRef
 
 
+@final  # interned by exact class: a subclass would share (or be given) its parent's objects
 class Record:
-    """An immutable record (a unit, a table cell) with named fields."""
+    """An immutable record (a unit, a table cell) with named fields, interned: equal records are one object.
 
-    __slots__ = ("_fields", "_hash", "_items", "_measure", "type_name")
-    # set once in __init__ through object.__setattr__ (the record is immutable)
+    Why interned: the exact-odds engine keys every state by tuples of records,
+    and a Python-level ``__hash__``/``__eq__`` took about 30% of exact EIA
+    (issue 24).  With one object per content, hashing and equality are the
+    built-in ones, by identity, in C; ``Record(...) == Record(...)`` stays
+    true for equal contents because both calls give the same object.
+
+    Every way of making a record goes through ``__new__`` (constructor,
+    ``with_field``, inputs, table cells, ``copy``, ``pickle`` and the cache
+    through ``__reduce__``), so no record escapes the table; see
+    the intern table below the class.
+    """
+
+    __slots__ = ("__weakref__", "_fields", "_items", "_measure", "type_name")
+    # set once in __new__ through object.__setattr__ (the record is immutable)
     type_name: str
     _items: tuple[tuple[str, Any], ...]
-    _hash: int
     _measure: tuple[int, int] | None  # (items, depth), measured on first use
     _fields: dict[str, Any] | None  # by name, made on first lookup
 
     MISSING: Any = object()  # what lookup() gives for a field the record does not have
 
-    def __init__(self, type_name: str, items: dict[str, Any] | tuple[tuple[str, Any], ...]):
+    def __new__(cls, type_name: str, items: dict[str, Any] | tuple[tuple[str, Any], ...]) -> Record:
+        """The one record of ``type_name`` with ``items``: the live one when there is one (looked up here, in
+        one frame: every record the engines make comes this way), else a new one (:func:`_added`)."""
         pairs = tuple(items.items()) if isinstance(items, dict) else tuple(items)
-        object.__setattr__(self, "type_name", type_name)
-        object.__setattr__(self, "_items", pairs)
-        object.__setattr__(self, "_hash", hash((type_name, pairs)))
-        object.__setattr__(self, "_measure", None)
-        object.__setattr__(self, "_fields", None)
+        key = (type_name, pairs, _shape(pairs))
+        reference = _TABLE.get(key)
+        if reference is not None:
+            found = reference()
+            if found is not None:
+                return found
+        return _added(key)
+
+    def __reduce__(self) -> tuple[Any, tuple[str, tuple[tuple[str, Any], ...]]]:
+        """Pickled (and copied) as its contents, so that a record read back is interned like any other."""
+        return Record, (self.type_name, self._items)
 
     def lookup(self, name: str) -> Any:
         """The field's value, or Record.MISSING; by name through a dictionary made on first use."""
@@ -86,15 +113,94 @@ class Record:
     def __iter__(self) -> Iterator[str]:
         return (key for key, _ in self._items)
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Record) and self.type_name == other.type_name and self._items == other._items
-
-    def __hash__(self) -> int:
-        return self._hash
+    # No __eq__ nor __hash__: records are interned (equal contents, one object), so object's own
+    # identity comparison and hash are content equality, at C speed.
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self._items)
         return f"{self.type_name}({inner})"
+
+
+# ---- the intern table ----------------------------------------------------------------------
+#
+# One table for the process, and why that is not the shared mutable state the
+# house rules forbid: it holds records by weak reference only (a record no
+# value refers to any more leaves it, so memory stays bounded by the records
+# alive), and what it maps is content to the one object with that content,
+# which no caller can change or observe apart from identity.  Two rulesets in
+# one process therefore cannot interfere: the key holds the exact type of
+# every value inside (see _shape), so a record of ``True`` is never given for
+# a record of ``1`` (equal to Python) nor ``Fraction(2)`` for ``2``.
+#
+# Threads: a lookup that finds a live record needs no lock (a dict read is
+# atomic); making a new record takes the lock, looks again and only then adds
+# it, so two threads making the same record get one object.  A dead entry is
+# removed by its weak reference's callback through _remove_dead_weakref (what
+# weakref.WeakValueDictionary uses), which deletes the key only while it still
+# maps to that dead reference, so it never removes a record made since.
+
+_TABLE: dict[tuple, KeyedRef] = {}
+_TABLE_LOCK = threading.Lock()
+_second = itemgetter(1)
+
+
+def _forget(reference: KeyedRef, table: dict = _TABLE) -> None:
+    _remove_dead_weakref(table, reference.key)
+
+
+def _shape(pairs: tuple[tuple[str, Any], ...]) -> tuple:
+    """The exact types of the values in ``pairs``, into lists (records inside are interned already, and told
+    apart by identity): what makes the key tell ``1`` from ``True`` and ``2`` from ``Fraction(2)``."""
+    kinds = tuple(map(type, map(_second, pairs)))  # no Python-level loop: made for every record
+    if tuple not in kinds and OutcomeValue not in kinds:
+        return kinds
+    return tuple([_deep_shape(value) for _, value in pairs])
+
+
+def _deep_shape(value: Any) -> Any:
+    """The exact types inside a value, in one flat tuple: each list or outcome marked by its kind and
+    length before its items (which fixes its shape), walked with a stack of its own (lists may nest deeply)."""
+    kind = type(value)
+    if kind is not tuple and kind is not OutcomeValue:
+        return kind
+    shape: list[Any] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is tuple:
+            shape.append((tuple, len(item)))
+            stack.extend(reversed(item))
+        elif kind is OutcomeValue:
+            shape.append((OutcomeValue, len(item.fields)))
+            stack.extend(reversed([field_value for _, field_value in item.fields]))
+        else:
+            shape.append(kind)
+    return tuple(shape)
+
+
+def _added(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
+    """A record for ``key`` (type name, pairs, shape) not found alive: made and added under the lock, unless
+    another thread added it since (then that one)."""
+    type_name, pairs, _ = key
+    with _TABLE_LOCK:
+        reference = _TABLE.get(key)
+        if reference is not None:
+            found = reference()
+            if found is not None:
+                return found
+        made = object.__new__(Record)
+        object.__setattr__(made, "type_name", type_name)
+        object.__setattr__(made, "_items", pairs)
+        object.__setattr__(made, "_measure", None)
+        object.__setattr__(made, "_fields", None)
+        _TABLE[key] = KeyedRef(made, _forget, key)
+        return made
+
+
+def interned_count() -> int:
+    """How many records the intern table holds now (dead ones not yet removed included): for tests."""
+    return len(_TABLE)
 
 
 @dataclass(frozen=True)
