@@ -8,16 +8,18 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from fractions import Fraction
 
 import pytest
-from conftest import procedure
+from conftest import procedure, ruleset_text
 
 from interpreter import odds, resolve
 from interpreter.api import monte_carlo
+from interpreter.cli import main
 
-STRIKE = procedure(
-    """
+STRIKE_BODY = """
     let die = 1d6
     if die >= 5 then
       outcome hit(damage = die - 3, critical = die == 6)
@@ -25,7 +27,7 @@ STRIKE = procedure(
       outcome miss
     end
     """
-)
+STRIKE = procedure(STRIKE_BODY)
 
 
 @pytest.fixture
@@ -59,3 +61,65 @@ def test_fields_by_name_from_every_engine_and_result(strike):
         assert outcome.fields.get("damage") in (None, 2, 3)
     for outcome, _ in monte_carlo(strike, "strike", trials=20, seed=1).counts:
         assert outcome.name == "miss" or outcome.fields["damage"] in (2, 3)
+
+
+# ---- sweep --format csv ------------------------------------------------------------------------
+
+
+def _sweep_csv(extra: list[str]) -> list[list[str]]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["sweep", "eto", "interception", "--over", "zones=7", "--over", "from_us_box=false,true", "--format", "csv", *extra],
+                stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    return list(csv.reader(io.StringIO(out.getvalue())))
+
+
+# ETO Naval Interception Table: zones 7-8 intercept on 4,5,6 -> 3/6 = 1/2; from the U.S. box the row
+# is always 11+: 6 only -> 1/6, so not intercepted 5/6.  As floats: 1/2 = 0.5 exactly; 1/6 is
+# 0.1666...6 rounded, repr 0.16666666666666666 (17 significant digits); 5/6 repr 0.8333333333333334.
+def test_sweep_csv_writes_decimals_and_true_false_by_default():
+    assert _sweep_csv([]) == [
+        ["zones", "from_us_box", "intercepted", "not_intercepted"],
+        ["7", "false", "0.5", "0.5"],
+        ["7", "true", "0.16666666666666666", "0.8333333333333334"],
+    ]
+    for row in _sweep_csv([])[1:]:  # each cell reads back as the float nearest the exact fraction
+        assert [float(cell) for cell in row[2:]] in ([0.5, 0.5], [float(Fraction(1, 6)), float(Fraction(5, 6))])
+
+
+def test_sweep_csv_exact_keeps_fractions():
+    assert _sweep_csv(["--exact"]) == [
+        ["zones", "from_us_box", "intercepted", "not_intercepted"],
+        ["7", "false", "1/2", "1/2"],
+        ["7", "true", "1/6", "5/6"],
+    ]
+
+
+def test_sweep_csv_means_as_decimals(tmp_path):
+    # strike: damage 2 on a 5, 3 on a 6, over the hits only: (2 + 3) / 2 = 5/2 = 2.5; misses 4/6 = 2/3
+    path = tmp_path / "r.yaml"
+    path.write_text(ruleset_text({"strike": procedure(STRIKE_BODY, inputs="{bonus: {type: int, min: 0}}")}))
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["sweep", str(path), "strike", "--over", "bonus=0", "--format", "csv"], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    rows = list(csv.reader(io.StringIO(out.getvalue())))
+    assert rows[0][0] == "bonus" and "mean damage" in rows[0]
+    assert rows[1][rows[0].index("mean damage")] == "2.5"
+    assert rows[1][rows[0].index("miss")] == "0.6666666666666666"
+
+
+def test_pandas_reads_numbers_and_booleans():
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.read_csv(io.StringIO("\n".join(",".join(row) for row in _sweep_csv([]))))
+    assert frame["from_us_box"].dtype == bool and frame["intercepted"].dtype == float
+
+
+def test_decimal_cell_by_hand():
+    from interpreter.reporters import decimal_cell
+
+    assert decimal_cell("0/1", 0.0) == "0.0"
+    assert decimal_cell("1/1", 1.0) == "1.0"
+    assert decimal_cell("1/3", float(Fraction(1, 3))) == "0.3333333333333333"  # 16 threes: the float's shortest repr
+    # 2 / 3 * 10**-400 is below any float (0.0): 17 significant digits from the fraction, 6 rounded up to 7
+    tiny = f"2/{3 * 10**400}"
+    assert decimal_cell(tiny, 0.0) == "6.6666666666666667E-401"
