@@ -18,6 +18,7 @@ from conftest import procedure, ruleset_text
 from interpreter import odds, resolve
 from interpreter.api import monte_carlo
 from interpreter.cli import main
+from interpreter.errors import UsageError
 
 STRIKE_BODY = """
     let die = 1d6
@@ -123,3 +124,44 @@ def test_decimal_cell_by_hand():
     # 2 / 3 * 10**-400 is below any float (0.0): 17 significant digits from the fraction, 6 rounded up to 7
     tiny = f"2/{3 * 10**400}"
     assert decimal_cell(tiny, 0.0) == "6.6666666666666667E-401"
+
+
+# ---- Distribution.to_records() / to_pandas() -----------------------------------------------------
+
+
+def test_to_records_counted_by_hand(strike):
+    # miss: faces 1-4, 4/6 = 2/3; hit on 5: damage 5 - 3 = 2, not critical, 1/6; on 6: damage 3, critical, 1/6.
+    # Most likely first; the two hits tie at 1/6 and keep the order of their fields' text, as odds prints them.
+    records = odds(strike, "strike").to_records()
+    assert records == [
+        {"name": "miss", "fields": {}, "probability": Fraction(2, 3)},
+        {"name": "hit", "fields": {"damage": 2, "critical": False}, "probability": Fraction(1, 6)},
+        {"name": "hit", "fields": {"damage": 3, "critical": True}, "probability": Fraction(1, 6)},
+    ]
+    assert sum(r["probability"] for r in records) == 1
+    records[1]["fields"]["damage"] = 99  # a copy: the distribution is untouched
+    assert odds(strike, "strike").to_records()[1]["fields"]["damage"] == 2
+
+
+def test_to_pandas_one_row_per_outcome(strike):
+    pytest.importorskip("pandas")
+    frame = odds(strike, "strike").to_pandas()
+    assert list(frame.columns) == ["outcome", "damage", "critical", "probability"]
+    assert list(frame["outcome"]) == ["miss", "hit", "hit"]
+    assert list(frame["probability"]) == [float(Fraction(2, 3)), float(Fraction(1, 6)), float(Fraction(1, 6))]
+
+
+def test_to_pandas_without_pandas_says_so(strike, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pandas", None)  # a None entry makes the import fail
+    with pytest.raises(ImportError, match="to_records"):
+        odds(strike, "strike").to_pandas()
+
+
+def test_to_pandas_refuses_a_field_called_probability(make_ruleset):
+    ruleset = make_ruleset({"p": procedure("outcome done(probability = 3)")})
+    assert odds(ruleset, "p").to_records() == [{"name": "done", "fields": {"probability": 3}, "probability": Fraction(1)}]
+    pytest.importorskip("pandas")
+    with pytest.raises(UsageError, match="use to_records"):
+        odds(ruleset, "p").to_pandas()
