@@ -20,6 +20,7 @@ here it is placed at ``<inputs>:1:1``.
 from __future__ import annotations
 
 import gc
+import importlib
 import itertools
 import random
 from collections.abc import Callable, Iterable, Mapping
@@ -291,6 +292,35 @@ class Distribution(_Result):
 
     def _declared_fields(self) -> list[str]:
         return [name for name, _ in getattr(self.outcome_type, "fields", ())]
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One plain dict per outcome, most likely first: ``{"name", "fields", "probability"}``.
+
+        ``fields`` is a new dict of the outcome's fields (the values ``outcome.fields[...]`` reads),
+        ``probability`` the exact Fraction: data for any program, no wartable type to learn.  The mass a
+        bounded loop dropped is not an outcome: it is ``self.truncated`` (records plus it sum to 1).
+        """
+        return [{"name": outcome.name, "fields": dict(outcome.fields), "probability": p} for outcome, p in self.outcomes]
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame, one row per outcome (most likely first): column ``outcome`` (its name),
+        one column per field (in the order first met; empty where an outcome lacks it) and
+        ``probability`` as a float (``to_records()`` keeps the exact Fraction).
+
+        pandas is optional: without it, ImportError says so.  A field called ``probability`` would
+        clash with the probability column: refused (UsageError), use ``to_records()``.
+        """
+        try:
+            pandas = importlib.import_module("pandas")  # optional, not a dependency: typed Any wherever it is installed
+        except ImportError:
+            raise ImportError("Distribution.to_pandas() needs pandas (pip install pandas); to_records() needs nothing") from None
+        columns: dict[str, None] = {}
+        for outcome, _ in self.outcomes:
+            columns.update(dict.fromkeys(name for name, _ in outcome.fields))
+        if "probability" in columns:
+            raise _misuse("a field is called 'probability', the name of the probability column: use to_records()")
+        rows = [{"outcome": outcome.name, **dict(outcome.fields), "probability": float(p)} for outcome, p in self.outcomes]
+        return pandas.DataFrame(rows, columns=["outcome", *columns, "probability"])
 
     def means(self) -> dict[str, Mean]:
         """The exact mean of every numeric outcome field: {field: Mean(field, value, probability)}."""

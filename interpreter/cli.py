@@ -150,6 +150,8 @@ def _sweep_options(sweep: argparse.ArgumentParser) -> None:
     _add_input_options(sweep)
     _add_summary_options(sweep, monte_carlo=False)
     _add_format_options(sweep, ("table", "csv", "json", "markdown"))
+    sweep.add_argument("--exact", action="store_true",
+                       help="with --format csv: probabilities and means as exact fractions (1/6), not decimals (0.16666666666666666)")
     _add_limit_options(sweep)
 
 

@@ -395,7 +395,7 @@ def diff_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
 
 
 def sweep_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
-    from .reporters import SWEEP_FORMATS, sweep_doc
+    from .reporters import SWEEP_FORMATS, sweep_csv, sweep_doc
     from .sweep import SweepError, parse_dimension, run_sweep
 
     ruleset = load(args.ruleset, command_line, args)
@@ -423,18 +423,32 @@ def sweep_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
             raise command_line.error(index, f"--over: the choice {dimension.target} is fixed by --choose: sweep it or fix it, not both")
     by = parse_by(args.by, procedure, command_line) or ("outcome",)
     digits = parse_digits(args.digits, command_line)
+    output = output_format(args)
+    _check_exact(args.exact, output, digits, command_line)
     try:
         result = run_sweep(ruleset, args.procedure, dimensions, inputs, choices=choices, by=by, limits=limits_of(args, command_line))
     except SweepError as error:
         index = next((i for d, i in zip(dimensions, where) if error.message.startswith(d.name)), where[0])
         raise command_line.error(index, f"--over: {error.message}") from None
     document = sweep_doc(result, digits)
-    output = output_format(args)
     if output == "json":
         print_json(document, stdout)
+    elif output == "csv":
+        print(sweep_csv(document, digits, exact=args.exact), file=stdout)
     else:
         print(SWEEP_FORMATS[output](document, digits), file=stdout)
     return 0
+
+
+def _check_exact(exact: bool, output: str, digits: int | None, command_line: CommandLine) -> None:
+    """``--exact`` only chooses how CSV writes numbers: refused, not ignored, anywhere else."""
+    if not exact:
+        return
+    index = command_line.find("--exact")
+    if output != "csv":
+        raise command_line.error(index, f"--exact chooses fractions for --format csv; {output} shows fractions already (JSON has both)")
+    if digits is not None:
+        raise command_line.error(index, "--exact and --digits: give one (exact fractions, or decimals to N places)")
 
 
 def aid_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:

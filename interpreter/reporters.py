@@ -10,8 +10,10 @@ import csv
 import io
 import json
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal, localcontext
 from typing import Any
 from xml.etree import ElementTree
 
@@ -220,10 +222,50 @@ def _whole_fraction(text: str) -> str:
     return text.removesuffix("/1")
 
 
-def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False, exact: bool = False) -> list[list[str]]:
-    """Header and rows; ``short`` headings name the value alone (the terminal table says which field above);
-    ``exact`` keeps every fraction whole, however long (for CSV, read by programs)."""
+def decimal_cell(text: str, value: float) -> str:
+    """A probability or mean (``text`` its exact ``"p/q"``, ``value`` its float) as CSV writes it by default.
+
+    ``repr`` of the float: the shortest decimal that reads back as the same float (at most 17
+    significant digits: ``1/6`` -> ``0.16666666666666666``, ``1`` -> ``1.0``), and ``float(Fraction)``
+    is correctly rounded, so a program reading the column gets the float nearest the exact fraction:
+    fewer digits would lose some of it, more would add only noise.  A value too small for a normal
+    float (below about 2.2e-308, say 10**-4350) is written from the fraction itself, 17 significant
+    digits in E notation, not as a silent ``0.0``.  ``--exact`` writes the fraction itself.
+    """
+    if value == 0.0 and text.startswith("0/") or abs(value) >= sys.float_info.min:
+        return repr(value)
+    exact = results.parse_fraction(text)
+    with localcontext() as context:
+        context.prec = 17
+        return str(Decimal(exact.numerator) / Decimal(exact.denominator))
+
+
+def csv_plain(value: Any) -> str:
+    """A swept value as CSV writes it: a boolean as ``true``/``false`` (what pandas' ``read_csv`` reads as
+    bool; it reads ``1``/``0`` as integers and ``yes``/``no`` as text), anything else as a player writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return show_plain(value)
+
+
+def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False, exact: bool = False, for_programs: bool = False) -> list[list[str]]:
+    """Header and rows; ``short`` headings name the value alone (the terminal table says which field above).
+
+    ``for_programs`` (CSV) writes booleans as true/false and every probability, mean and truncated mass
+    as a decimal (:func:`decimal_cell`), unless ``exact`` keeps every fraction whole, however long.
+    """
     shown = _whole_fraction if exact else results.shown_fraction
+    decimals = for_programs and not exact
+
+    def number(text: str, value: float) -> str:
+        if digits is not None:
+            return f"{value:.{digits}f}"
+        return decimal_cell(text, value) if decimals else shown(text)
+
+    def mass(text: str) -> str:  # the truncated mass: a fraction on screen, even with --digits
+        return number(text, float(results.parse_fraction(text))) if decimals else shown(text)
+
+    plain = csv_plain if for_programs else show_plain
     labels = [c["label"] if short else _key_text(c["values"]) for c in doc["columns"]]
     header = [o["name"] for o in doc["over"]] + labels + [f"mean {name}" for name in doc["means"]]
     any_truncated = any(row["truncated"] != "0/1" for row in doc["rows"])
@@ -231,17 +273,13 @@ def _sweep_grid(doc: dict, digits: int | None, *, short: bool = False, exact: bo
         header.append("truncated")
     grid = [header]
     for row in doc["rows"]:
-        cells = [show_plain(value) for value in row["at"].values()]
-        for outcome in row["outcomes"]:
-            cells.append(f"{outcome['p']:.{digits}f}" if digits is not None else shown(outcome["probability"]))
+        cells = [plain(value) for value in row["at"].values()]
+        cells.extend(number(outcome["probability"], outcome["p"]) for outcome in row["outcomes"])
         for name in doc["means"]:
             mean = row["means"].get(name)
-            if mean is None:
-                cells.append("")
-            else:
-                cells.append(f"{mean['value']:.{digits}f}" if digits is not None else shown(mean["mean"]))
+            cells.append("" if mean is None else number(mean["mean"], mean["value"]))
         if any_truncated:
-            cells.append(shown(row["truncated"]))
+            cells.append(mass(row["truncated"]))
         grid.append(cells)
     return grid
 
@@ -262,10 +300,12 @@ def sweep_text(doc: dict, digits: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def sweep_csv(doc: dict, digits: int | None = None) -> str:
+def sweep_csv(doc: dict, digits: int | None = None, *, exact: bool = False) -> str:
+    """A sweep as CSV, for programs: numbers as decimals and booleans as true/false (pandas reads both as
+    such); ``exact`` writes probabilities and means as whole fractions (``1/6``), as CSV did before."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerows(_sweep_grid(doc, digits, exact=True))
+    writer.writerows(_sweep_grid(doc, digits, exact=exact, for_programs=True))
     return buffer.getvalue().rstrip("\n")
 
 

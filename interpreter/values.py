@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from operator import itemgetter
-from typing import Any, ClassVar, final
+from typing import Any, ClassVar, SupportsIndex, final, overload
 from weakref import KeyedRef
 
 
@@ -203,9 +203,62 @@ def interned_count() -> int:
     return len(_TABLE)
 
 
+class Fields(tuple):
+    """An outcome's fields: the ``(name, value)`` pairs they always were, also read by name.
+
+    ``fields["hits"]``, ``"hits" in fields``, ``fields.get("hits")``, ``keys()``, ``values()`` and
+    ``items()`` read it like a read-only mapping; iterating still gives the pairs, and equality, hashing
+    and ``repr`` are a tuple's.  Why not a real Mapping: callers in and out of the package iterate the
+    pairs, and ``repr`` of the pairs orders outcomes of equal probability (bundled odds must not move).
+    An integer or a slice indexes the pairs, as before.
+    """
+
+    __slots__ = ()
+
+    @overload
+    def __getitem__(self, key: SupportsIndex) -> tuple[str, Any]: ...
+    @overload
+    def __getitem__(self, key: slice) -> tuple[tuple[str, Any], ...]: ...
+    @overload
+    def __getitem__(self, key: str) -> Any: ...
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            for name, value in self:
+                if name == key:
+                    return value
+            raise KeyError(key)
+        return tuple.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        """A field name is in it if the outcome carries that field (a pair is in it as in a tuple)."""
+        if isinstance(key, str):
+            return any(name == key for name, _ in self)
+        return tuple.__contains__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The field ``key``'s value, or ``default`` if the outcome carries no such field."""
+        for name, value in self:
+            if name == key:
+                return value
+        return default
+
+    def keys(self) -> list[str]:
+        """The field names, in the order the outcome lists them."""
+        return [name for name, _ in self]
+
+    def values(self) -> list[Any]:
+        """The field values, in the order the outcome lists them."""
+        return [value for _, value in self]
+
+    def items(self) -> list[tuple[str, Any]]:
+        """The ``(name, value)`` pairs, as a list (as iterating gives them)."""
+        return list(self)
+
+
 @dataclass(frozen=True)
 class OutcomeValue:
-    """What a procedure ends with: a name and fields."""
+    """What a procedure ends with: a name and fields (a :class:`Fields`, a tuple of pairs read by name too)."""
 
     name: str
     fields: tuple[tuple[str, Any], ...] = ()
@@ -213,6 +266,8 @@ class OutcomeValue:
 
     def __post_init__(self) -> None:
         # Outcomes are dictionary keys in every exact-odds step: hash once.
+        if type(self.fields) is not Fields:
+            object.__setattr__(self, "fields", Fields(self.fields))
         object.__setattr__(self, "_hash", hash((self.name, self.fields)))
 
     def __hash__(self) -> int:
@@ -222,6 +277,7 @@ class OutcomeValue:
     def made(cls, name: str, fields: tuple[tuple[str, Any], ...]) -> OutcomeValue:
         """``OutcomeValue(name, fields)`` made in one step (compiled code makes one per resolved call)."""
         made = object.__new__(cls)
+        fields = fields if type(fields) is Fields else Fields(fields)
         made.__dict__.update(name=name, fields=fields, _hash=hash((name, fields)))
         return made
 

@@ -192,9 +192,14 @@ def test_sweep_every_format(ruleset_path):
     assert rows == [["1449", "≈1.0e-4347", "≈1.0e+0", "≈1.0e-4347"], ["1450", "≈1.0e-4350", "≈1.0e+0", "≈1.0e-4350"]]
     code, out, _ = run(argv + ["--format", "markdown"])
     assert "| 1450 | ≈1.0e-4350 | ≈1.0e+0 | ≈1.0e-4350 |" in out
+    code, out, _ = run(argv + ["--format", "csv", "--exact"])
+    last = out.splitlines()[-1].split(",")
+    assert last == ["1450", ALL, SOME, ALL]  # --exact: the whole fractions, however long
     code, out, _ = run(argv + ["--format", "csv"])
     last = out.splitlines()[-1].split(",")
-    assert last == ["1450", ALL, SOME, ALL]  # CSV is read by programs: exact
+    # decimals by default: 10**-4350 is below any float, so it is written from the fraction (not 0.0);
+    # 1 - 10**-4350 is the float 1.0
+    assert last == ["1450", "1E-4350", "1.0", "1E-4350"]
     code, out, _ = run(argv + ["--json"])
     assert [o["probability"] for o in json.loads(out)["rows"][1]["outcomes"]] == [ALL, SOME]
 

@@ -103,11 +103,17 @@ def test_by_a_numeric_field_with_means():
 
 def test_csv_and_markdown_and_table():
     argv = ["sweep", "eto", "interception", "--over", "zones=6..7"]
-    code, out, _ = run(argv + ["--format", "csv"])
+    code, out, _ = run(argv + ["--format", "csv", "--exact"])
     assert code == 0
     assert list(csv.reader(io.StringIO(out))) == [
         ["zones", "intercepted", "not_intercepted"],
         ["6", "2/3", "1/3"], ["7", "1/2", "1/2"],
+    ]
+    code, out, _ = run(argv + ["--format", "csv"])  # decimals by default: repr of the nearest float
+    assert code == 0
+    assert list(csv.reader(io.StringIO(out))) == [
+        ["zones", "intercepted", "not_intercepted"],
+        ["6", "0.6666666666666666", "0.3333333333333333"], ["7", "0.5", "0.5"],
     ]
     code, out, _ = run(argv + ["--format", "markdown", "--digits", "3"])
     assert out.splitlines() == [
