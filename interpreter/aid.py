@@ -119,7 +119,7 @@ def heat_map_spec(ruleset: CompiledRuleset, aid: Any) -> HeatMapSpec:
         raise _AidError(aid.where("rows"), f"{cells} cells is more than a heat map of {MAX_HEAT_MAP_CELLS}")
     inputs = dict(data.get("inputs") or {})
     choices = dict(data.get("choices") or {})
-    _bind_fixed_values(ruleset, compiled, aid, (rows, columns))
+    _bind_fixed_values(ruleset, compiled, aid, inputs, choices, (rows, columns))
     kind, outcome, fields, mean = _shown(compiled, aid, data.get("show", "outcomes"))
     by = tuple(data.get("by") or (OUTCOME,))
     known_fields = [OUTCOME] + [name for name, _ in getattr(compiled.outcome_type, "fields", ())]
@@ -131,12 +131,13 @@ def heat_map_spec(ruleset: CompiledRuleset, aid: Any) -> HeatMapSpec:
     )
 
 
-def _bind_fixed_values(ruleset: CompiledRuleset, compiled: CheckedProcedure, aid: Any, axes: tuple[Axis | None, ...]) -> None:
+def _bind_fixed_values(
+    ruleset: CompiledRuleset, compiled: CheckedProcedure, aid: Any, inputs: dict, choices: dict, axes: tuple[Axis | None, ...]
+) -> None:
     """The entry's fixed inputs and choices, with the first value of each swept dimension, bound as every call's
     values are (:func:`binding.bind`, the one binder): the first problem is raised at its place in the entry."""
     from .binding import MISSING_INPUT, bind, reachable_choices
 
-    inputs, choices = dict(aid.data.get("inputs") or {}), dict(aid.data.get("choices") or {})
     given, chosen, swept = dict(inputs), dict(choices), {}
     for key, axis in zip(("rows", "columns"), axes):
         if axis is None:

@@ -203,6 +203,9 @@ def interned_count() -> int:
     return len(_TABLE)
 
 
+_NO_FIELD = object()  # what Fields.get gives for a name the outcome does not carry, inside __getitem__
+
+
 class Fields(tuple):
     """An outcome's fields: the ``(name, value)`` pairs they always were, also read by name.
 
@@ -224,10 +227,10 @@ class Fields(tuple):
 
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
-            for name, value in self:
-                if name == key:
-                    return value
-            raise KeyError(key)
+            value = self.get(key, _NO_FIELD)
+            if value is _NO_FIELD:
+                raise KeyError(key)
+            return value
         return tuple.__getitem__(self, key)
 
     def __contains__(self, key: object) -> bool:
