@@ -4,10 +4,12 @@ for errors under ``--format github``, JSON documents, and the progress lines of 
 
 from __future__ import annotations
 
+import contextlib
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms at every start)
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors
     import argparse
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any, TextIO
 
 
@@ -95,17 +97,31 @@ def print_json(document: Any, stdout: TextIO) -> None:
     print(to_json(document), file=stdout)
 
 
-def work_progress(stderr: TextIO) -> Callable[[int], None]:
-    """A progress line for exact odds (whose total work is unknown): time and work so far, twice a second."""
+@contextlib.contextmanager
+def work_progress(stderr: TextIO) -> Iterator[Callable[[int], None] | None]:
+    """A progress line for exact odds (whose total work is unknown): time and work so far, twice a second.
+
+    Only on a terminal (None elsewhere). The line is wiped when the block ends, however it
+    ends, so a breach's message or "wartable: interrupted" starts on a clean line.
+    """
+    if not stderr.isatty():
+        yield None
+        return
     import time
 
     start = time.monotonic()
     shown = [start]
+    drawn = [False]
 
     def progress(work: int) -> None:
         now = time.monotonic()
         if now - shown[0] >= 0.5:
             shown[0] = now
+            drawn[0] = True
             print(f"\rexact odds: {now - start:5.1f} s, {work:,} units of work (Ctrl-C stops)", end="", file=raw_stream(stderr), flush=True)
 
-    return progress
+    try:
+        yield progress
+    finally:
+        if drawn[0]:
+            print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
