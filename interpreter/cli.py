@@ -22,6 +22,7 @@ import sys
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms at every start)
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors
     from collections.abc import Callable, Sequence
+    from pathlib import Path
     from typing import TextIO
 
 from .cli_output import GitHubErrors, print_json, printable_stream
@@ -173,6 +174,14 @@ def _diff_options(diff: argparse.ArgumentParser) -> None:
     _procedure_options(diff, compared=True)
 
 
+def _completion_options(completion: argparse.ArgumentParser) -> None:
+    from .completion import SHELLS
+
+    completion.add_argument("shell", nargs="?", choices=SHELLS, help="the shell whose completion script to print")
+    # what the printed scripts call at every Tab: the line up to the cursor, after --
+    completion.add_argument("--complete", nargs=2, metavar=("SHELL", "LINE"), help=argparse.SUPPRESS)
+
+
 # Every command: its one-line help and what adds its options, in the order --help lists them.
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "check": ("validate rulesets (every bundled one when none is named)", _check_options),
@@ -185,6 +194,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "aid": ("a printable HTML player aid: tables, modifiers, procedures and odds heat maps", _aid_options),
     "schema": ("the JSON Schema of a ruleset file (for editors and the YAML language server)", _schema_options),
     "diff": ("what a variant changes: its data, and with a procedure the exact odds under both", _diff_options),
+    "completion": ("a shell completion script: eval \"$(wartable completion bash)\" (or zsh; fish: | source)", _completion_options),
 }
 
 
@@ -255,6 +265,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             except SystemExit as exit_:
                 return int(exit_.code or 0)
         args = parser.parse_args(argv)
+        if args.command == "completion":  # at every Tab: no more than it needs
+            return _completion(args, command_line, stdout)
         # the commands (and what they import) are loaded once one runs, not for --help
         from . import cli_commands as commands
 
@@ -271,6 +283,27 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return _fail(error, 1, as_json, stdout, stderr)
     except KeyboardInterrupt as interrupt:
         return _fail(interrupt, 130, as_json, stdout, stderr)
+
+
+def complete_line(shell: str, line: str, cwd: Path | None = None) -> list[str]:
+    """What Tab offers at the end of ``line`` in ``shell`` (see completion.py)."""
+    from .completion import CommandLineShape, complete
+
+    return complete(shell, line, CommandLineShape(tuple(COMMANDS), lambda command: build_parser(None, command)), cwd)
+
+
+def _completion(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO) -> int:
+    from .completion import script
+
+    if args.complete:
+        shell, line = args.complete
+        for word in complete_line(shell, line):
+            print(word, file=stdout)
+        return 0
+    if args.shell is None:
+        raise command_line.error(None, "completion: name the shell (bash, zsh or fish), e.g. eval \"$(wartable completion bash)\"")
+    print(script(args.shell), end="", file=stdout)
+    return 0
 
 
 def _command_named(argv: list[str]) -> str:
