@@ -78,6 +78,10 @@ def build_parser(command_line: CommandLine | None = None, command: str | None = 
                 "--base-path", action="append", default=[], metavar="DIR", dest="base_paths",
                 help="allow a variant's extends: to name a base in DIR, outside the variant's folder (repeatable)",
             )
+            subcommand.add_argument(
+                "--color", choices=("auto", "always", "never"), default="auto",
+                help="colour on a terminal (auto: when the stream is one and NO_COLOR is unset or empty)",
+            )
     return parser
 
 
@@ -245,10 +249,10 @@ def _add_limit_options(command: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``wartable`` with ``argv`` (the process's arguments when None); the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    stdout = printable_stream(stdout or sys.stdout)
-    stderr = printable_stream(stderr or sys.stderr)
     command_line = CommandLine(argv)
     as_json = _wants_json(argv)
+    stdout = _output_stream(stdout or sys.stdout, argv, plain=as_json or _format_named(argv) in ("github", "junit"))
+    stderr = _output_stream(stderr or sys.stderr, argv, plain=as_json)
     if _wants_github(argv):
         stdout = printable_stream(stdout, commands_are_ours=True)
         stderr = printable_stream(stderr, commands_are_ours=True, kind=GitHubErrors)
@@ -315,6 +319,31 @@ def _command_named(argv: list[str]) -> str:
         if not arg.startswith("-"):
             return arg
     return ""
+
+
+def _output_stream(stream: TextIO, argv: list[str], *, plain: bool) -> TextIO:
+    """``stream`` made safe for a terminal, with colour when ``--color`` and the terminal say so (see colour.py)."""
+    import os
+
+    from .colour import wanted
+
+    choice = _option_value(argv, "--color") or "auto"
+    return printable_stream(stream, colour=not plain and wanted(choice, stream, os.environ))
+
+
+def _option_value(argv: list[str], option: str) -> str | None:
+    """The value given to ``option`` (``--option VALUE`` or ``--option=VALUE``; the last one wins), read before parsing."""
+    found = None
+    for arg, following in itertools.pairwise([*argv, ""]):
+        if arg == option:
+            found = following
+        elif arg.startswith(option + "="):
+            found = arg[len(option) + 1:]
+    return found
+
+
+def _format_named(argv: list[str]) -> str | None:
+    return _option_value(argv, "--format")
 
 
 def _wants_github(argv: list[str]) -> bool:
