@@ -354,7 +354,7 @@ def _print_odds_changes(before, after, base_label: str, variant_label: str, as_j
     from .diff import odds_changes
     from .render import text_odds_changes
 
-    document = results.odds_changes(odds_changes(before, after), before, base_label, variant_label, data)
+    document = results.odds_changes(odds_changes(before, after), before, base_label, variant_label, data, after=after)
     if as_json:
         print_json(document, stdout)
     else:

@@ -371,6 +371,9 @@ def text_odds_changes(doc: dict) -> str:
     lines = [f"{doc['procedure']}: exact odds, {base_label} vs {variant_label}"]
     if doc["inputs"]:
         lines.append(_inputs_line(doc["inputs"]))
+    for label, only in (doc.get("inputs_only_in") or {}).items():
+        if only:
+            lines.append(f"only {label} has: " + ", ".join(f"{k} = {show_plain(v)}" for k, v in only.items()))
     table = [["outcome", base_label, variant_label, "change"]]
     for row in doc["outcomes"]:
         before, after, change = (results.parse_fraction(row[key]) for key in ("before", "after", "change"))

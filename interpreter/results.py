@@ -519,12 +519,18 @@ def resolution(r: Any) -> dict:
     }
 
 
-def odds_changes(rows: Sequence[Any], before: Any, base_label: str, variant_label: str, changes: list[dict] | None = None) -> dict:
+def odds_changes(rows: Sequence[Any], before: Any, base_label: str, variant_label: str, changes: list[dict] | None = None,
+                 after: Any = None) -> dict:
     doc = {
         "base": base_label,
         "variant": variant_label,
         "procedure": before.procedure,
         "inputs": {k: to_plain(v) for k, v in before.inputs.items()},
+        # inputs only one side has (an input a variant added or removed): each side ran with its own
+        "inputs_only_in": {
+            label: {k: to_plain(v) for k, v in own.inputs.items() if k not in other.inputs}
+            for label, own, other in ((base_label, before, after), (variant_label, after, before))
+        } if after is not None else {},
         "outcomes": [
             {**outcome_doc(r.outcome), "before": fraction(r.before), "after": fraction(r.after), "change": fraction(r.change, signed=True)}
             for r in rows
