@@ -236,14 +236,19 @@ def with_typed_variants(schema: dict) -> dict:
     schema["$defs"] = definitions
     properties = schema["properties"]
     sections = {name: _partial(properties[name], changed) for name in VARIANT_SECTIONS}
-    example_change = {"$ref": "#/$defs/example_change", "required": ["name"]}
+    examples = {
+        "description": "Examples of the base to change, keyed by name like every other override section "
+                       '({"Odds at seven zones": {odds: [...]}}), or a list of changes each naming its example (name:).',
+        "anyOf": [
+            {"type": "object", "additionalProperties": {"$ref": "#/$defs/example_change"}},
+            {"type": "array", "items": {"$ref": "#/$defs/example_change", "required": ["name"]}},
+        ],
+    }
     properties["override"] = {
         "description": properties["override"]["description"],
         "type": "object",
         "additionalProperties": False,
-        "properties": {**sections, "examples": {
-            "description": "Examples of the base to change, each named by its name.", "type": "array", "items": example_change,
-        }},
+        "properties": {**sections, "examples": examples},
     }
     properties["add"] = {
         "description": properties["add"]["description"],
