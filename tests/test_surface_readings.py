@@ -5,6 +5,7 @@ the ruleset's own reading."""
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -70,6 +71,6 @@ def test_two_destroyers_by_day_end_in_a_stalemate(surface):
 
 
 def test_simultaneous_fire_is_cited_as_the_rulesets_reading(surface):
-    text = (surface.path and open(surface.path, encoding="utf-8").read()) or ""
+    text = Path(surface.path).read_text(encoding="utf-8")
     assert "rule \"Both sides fire" not in text  # never cited as the seed's rule
     assert text.count("The ruleset's reading, not the seed's words: both sides fire") == 2
