@@ -459,6 +459,7 @@ def distribution(dist: Any, *, by: Sequence[str] | None = None, digits: int | No
         "truncated": fraction(dist.truncated),
         "means": means_doc(dist.means(), digits),
         "illustrative_tables": list(dist.illustrative_tables),
+        "readings": list(dist.readings),
     }
     if by:
         doc["by"] = list(by)
@@ -482,6 +483,7 @@ def sample(s: Any, *, by: Sequence[str] | None = None, digits: int | None = None
         ],
         "means": means_doc(s.means(), digits),
         "illustrative_tables": list(s.illustrative_tables),
+        "readings": list(s.readings),
     }
     if by:
         doc["by"] = list(by)
@@ -516,6 +518,7 @@ def resolution(r: Any) -> dict:
         "trace": [trace_event(e) for e in r.trace],
         "unused_dice": r.unused_dice,
         "illustrative_tables": list(r.illustrative_tables),
+        "readings": list(r.readings),
     }
 
 
