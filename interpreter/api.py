@@ -184,6 +184,8 @@ class Resolution(_Result):
     unused_dice: int = 0
     # Tables marked example: true that the procedure may read: the result rests on them, not the game's own.
     illustrative_tables: tuple[str, ...] = ()
+    # Topics of the ruleset's notes whose reading (not the seed's words) the result may rest on.
+    readings: tuple[str, ...] = ()
 
 
 
@@ -241,6 +243,7 @@ def resolve(
         events,
         source.unused if isinstance(source, ScriptedDice) else 0,
         ruleset.illustrative_tables(procedure),
+        ruleset.readings(procedure),
     )
 
 
@@ -255,6 +258,7 @@ class Distribution(_Result):
     illustrative_tables: tuple[str, ...] = ()  # see Resolution
     # The procedure's outcome type, to tell a misspelt field from one no outcome here carries.
     outcome_type: Any = field(default=None, compare=False, repr=False)
+    readings: tuple[str, ...] = ()  # see Resolution
 
     def probability(self, name: str, **fields: Any) -> Fraction:
         """Total probability of outcomes called ``name`` whose fields match ``fields``.
@@ -422,6 +426,7 @@ def _distribution(ruleset: CompiledRuleset, procedure: str, inputs: dict, outcom
     _set(made, "__dict__", {
         "ruleset": ruleset.name, "procedure": procedure, "inputs": inputs, "outcomes": outcomes, "truncated": truncated,
         "illustrative_tables": ruleset.illustrative_tables(procedure), "outcome_type": ruleset.compiled[procedure].outcome_type,
+        "readings": ruleset.readings(procedure),
     })
     return made
 
@@ -493,6 +498,7 @@ class Sample(_Result):
     trials: int
     counts: tuple[tuple[OutcomeValue, int], ...]  # most frequent first
     illustrative_tables: tuple[str, ...] = ()  # see Resolution
+    readings: tuple[str, ...] = ()  # see Resolution
 
 
     def marginal(self, fields: Iterable[str]) -> list[Estimate]:
@@ -567,7 +573,8 @@ def monte_carlo(
         keyed: dict = {}
         program.sample(Run(ruleset, limits, None, _choices_dict(choices)), values, trials, random.Random(seed).random, keyed, progress)
         return _made(Sample, ruleset=ruleset.name, procedure=procedure, inputs=prepared, seed=seed, trials=trials,
-                     counts=tuple(program.ordered(keyed)[0]), illustrative_tables=ruleset.illustrative_tables(procedure))
+                     counts=tuple(program.ordered(keyed)[0]), illustrative_tables=ruleset.illustrative_tables(procedure),
+                     readings=ruleset.readings(procedure))
     from .evaluator import Executor
 
     source = SeededDice(seed)
@@ -584,7 +591,8 @@ def monte_carlo(
         if progress is not None and trial % step == 0:
             progress(trial, trials)
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0].name, repr(item[0].fields)))
-    return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(ordered), ruleset.illustrative_tables(procedure))
+    return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(ordered), ruleset.illustrative_tables(procedure),
+                  ruleset.readings(procedure))
 
 
 class _Discard(list):

@@ -182,6 +182,7 @@ class Builder:
     def build(self) -> Ruleset:
         sections: dict[str, dict[str, Located]] = {name: {} for name in MERGED_SECTIONS}
         notes: list[Note] = []
+        note_names: list[tuple[LoadedYaml, tuple, str]] = []  # the procedures and constants notes name
         examples: list[Example] = []
         example_names: set[str] = set()
         aids: list[Aid] = []
@@ -198,12 +199,17 @@ class Builder:
                         )
                         continue
                     sections[section][name] = Located(doc, (section, name), value)
-            for note in data.get("notes") or ():
-                notes.append(Note(note["topic"], note["text"], note.get("seed", ""), note.get("variant", "")))
+            for index, note in enumerate(data.get("notes") or ()):
+                named = tuple(note.get("procedures") or ())
+                selecting = tuple(note.get("constants") or ())
+                notes.append(Note(note["topic"], note["text"], note.get("seed", ""), note.get("variant", ""), named, selecting))
+                for key, names in (("procedures", named), ("constants", selecting)):
+                    note_names.extend((doc, ("notes", index, key, position), name) for position, name in enumerate(names))
             for index, example in enumerate(data.get("examples") or ()):
                 examples.append(self._example(doc, ("examples", index), example, example_names))
             aids.extend(_aid(doc, ("aids", index), aid) for index, aid in enumerate(data.get("aids") or ()))
         self._check_section_names(sections)
+        self._check_note_names(note_names, sections)
         self._spend_procedure_tokens(sections)
         constants = {name: self._constant(name, item) for name, item in sections["constants"].items()}
         self._build_records(sections["types"])
@@ -235,6 +241,17 @@ class Builder:
             examples=tuple(examples),
             aids=tuple(aids),
         )
+
+    def _check_note_names(self, named: list[tuple[LoadedYaml, tuple, str]], sections: dict[str, dict[str, Located]]) -> None:
+        """A note's ``procedures:`` and ``constants:`` name what the ruleset has (a misspelt one would silently flag nothing)."""
+        import difflib
+
+        for doc, path, name in named:
+            section = path[2]
+            if name not in sections[section]:
+                close = difflib.get_close_matches(name, list(sections[section]), n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                self.error(doc, path, f"the note names {section[:-1]} '{name}', which this ruleset does not have{hint}")
 
     def _spend_procedure_tokens(self, sections: dict[str, dict[str, Located]]) -> None:
         """Count every modifier condition and procedure body against the token budget before parsing any.

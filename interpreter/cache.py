@@ -373,7 +373,8 @@ class _Pickler(pickle.Pickler):
         if kind is CompiledRuleset:
             # the tables each procedure may read, found now: finding them later would read the syntax trees
             illustrative = {name: obj.illustrative_tables(name) for name in obj.compiled}
-            return CompiledRuleset, (obj.model, dict(obj.compiled), illustrative)
+            readings = {name: obj.readings(name) for name in obj.compiled}  # likewise: the notes' readings each rests on
+            return CompiledRuleset, (obj.model, dict(obj.compiled), illustrative, readings)
         return NotImplemented
 
 

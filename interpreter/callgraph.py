@@ -186,6 +186,36 @@ def tables_read(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _reached(ruleset: Ruleset, procedure: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The procedures ``procedure`` may resolve (itself included), directly or through others, and the names they
+    and the modifier lists they sum refer to (constants among them)."""
+    procedures, lists, names = {procedure}, set(), set()
+    stack: list[object] = [ruleset.procedures[procedure].body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, syntax.Resolve) and node.procedure in ruleset.procedures and node.procedure not in procedures:
+            procedures.add(node.procedure)
+            stack.append(ruleset.procedures[node.procedure].body)
+        elif isinstance(node, syntax.ModifierSum) and node.list_name in ruleset.modifiers and node.list_name not in lists:
+            lists.add(node.list_name)
+            stack.extend(entry.condition for entry in ruleset.modifiers[node.list_name].entries)
+        elif isinstance(node, syntax.Name):
+            names.add(node.name)
+        stack.extend(child for child, _ in children(node))
+    return frozenset(procedures), frozenset(names)
+
+
+def readings(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
+    """The topics of the notes whose reading (``procedures:``, ``constants:``) ``procedure``'s result may rest on."""
+    if not any(note.procedures or note.constants for note in ruleset.notes):
+        return ()
+    procedures, names = _reached(ruleset, procedure)
+    return tuple(
+        note.topic for note in ruleset.notes
+        if procedures.intersection(note.procedures) or names.intersection(note.constants)
+    )
+
+
 def illustrative_tables(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
     """The tables marked ``example: true`` (illustrative, not the game's own) that ``procedure`` may read."""
     return tuple(name for name in tables_read(ruleset, procedure) if ruleset.tables[name].example)

@@ -338,7 +338,17 @@ class Checker:
         return [*hoisted, ir.Require(statement.pos, checked, statement.message)]
 
     def _note(self, statement: syntax.Note, scope: _Scope) -> list[ir.Stmt]:
-        return [ir.Note(statement.pos, statement.text)]
+        parts: list[str | ir.Expr] = []
+        for part in statement.parts:
+            if isinstance(part, str):
+                parts.append(part)
+                continue
+            hoisted: list[ir.Stmt] = []
+            value, _ = self._expr(part, scope, _Context(hoisted))
+            if hoisted:  # a roll or a resolve inside the placeholder: the note would change the game
+                self.error(part.pos, "a note only shows values: it cannot roll dice or resolve a procedure (roll into a `let` first)")
+            parts.append(value)
+        return [ir.Note(statement.pos, statement.text, tuple(parts), statement.rule)]
 
     # One method per statement class; _statement looks the method up by the statement's class.
     _STATEMENT_CHECKS: ClassVar[dict[type[syntax.Stmt], Callable[[Checker, Any, _Scope], list[ir.Stmt]]]] = {

@@ -22,6 +22,7 @@ import sys
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms at every start)
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors
     from collections.abc import Callable, Sequence
+    from pathlib import Path
     from typing import TextIO
 
 from .cli_output import GitHubErrors, print_json, printable_stream
@@ -76,6 +77,10 @@ def build_parser(command_line: CommandLine | None = None, command: str | None = 
             subcommand.add_argument(
                 "--base-path", action="append", default=[], metavar="DIR", dest="base_paths",
                 help="allow a variant's extends: to name a base in DIR, outside the variant's folder (repeatable)",
+            )
+            subcommand.add_argument(
+                "--color", choices=("auto", "always", "never"), default="auto",
+                help="colour on a terminal (auto: when the stream is one and NO_COLOR is unset or empty)",
             )
     return parser
 
@@ -173,6 +178,14 @@ def _diff_options(diff: argparse.ArgumentParser) -> None:
     _procedure_options(diff, compared=True)
 
 
+def _completion_options(completion: argparse.ArgumentParser) -> None:
+    from .completion import SHELLS
+
+    completion.add_argument("shell", nargs="?", choices=SHELLS, help="the shell whose completion script to print")
+    # what the printed scripts call at every Tab: the line up to the cursor, after --
+    completion.add_argument("--complete", nargs=2, metavar=("SHELL", "LINE"), help=argparse.SUPPRESS)
+
+
 # Every command: its one-line help and what adds its options, in the order --help lists them.
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "check": ("validate rulesets (every bundled one when none is named)", _check_options),
@@ -185,6 +198,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "aid": ("a printable HTML player aid: tables, modifiers, procedures and odds heat maps", _aid_options),
     "schema": ("the JSON Schema of a ruleset file (for editors and the YAML language server)", _schema_options),
     "diff": ("what a variant changes: its data, and with a procedure the exact odds under both", _diff_options),
+    "completion": ("a shell completion script: eval \"$(wartable completion bash)\" (or zsh; fish: | source)", _completion_options),
 }
 
 
@@ -235,10 +249,10 @@ def _add_limit_options(command: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``wartable`` with ``argv`` (the process's arguments when None); the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    stdout = printable_stream(stdout or sys.stdout)
-    stderr = printable_stream(stderr or sys.stderr)
     command_line = CommandLine(argv)
     as_json = _wants_json(argv)
+    stdout = _output_stream(stdout or sys.stdout, argv, plain=as_json or _format_named(argv) in ("github", "junit"))
+    stderr = _output_stream(stderr or sys.stderr, argv, plain=as_json)
     if _wants_github(argv):
         stdout = printable_stream(stdout, commands_are_ours=True)
         stderr = printable_stream(stderr, commands_are_ours=True, kind=GitHubErrors)
@@ -255,6 +269,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             except SystemExit as exit_:
                 return int(exit_.code or 0)
         args = parser.parse_args(argv)
+        if args.command == "completion":  # at every Tab: no more than it needs
+            return _completion(args, command_line, stdout)
         # the commands (and what they import) are loaded once one runs, not for --help
         from . import cli_commands as commands
 
@@ -273,6 +289,27 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return _fail(interrupt, 130, as_json, stdout, stderr)
 
 
+def complete_line(shell: str, line: str, cwd: Path | None = None) -> list[str]:
+    """What Tab offers at the end of ``line`` in ``shell`` (see completion.py)."""
+    from .completion import CommandLineShape, complete
+
+    return complete(shell, line, CommandLineShape(tuple(COMMANDS), lambda command: build_parser(None, command)), cwd)
+
+
+def _completion(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO) -> int:
+    from .completion import script
+
+    if args.complete:
+        shell, line = args.complete
+        for word in complete_line(shell, line):
+            print(word, file=stdout)
+        return 0
+    if args.shell is None:
+        raise command_line.error(None, "completion: name the shell (bash, zsh or fish), e.g. eval \"$(wartable completion bash)\"")
+    print(script(args.shell), end="", file=stdout)
+    return 0
+
+
 def _command_named(argv: list[str]) -> str:
     """The command the arguments name (the first one not an option: the top level takes no values), or ''
     when there is none or the top level's own --help comes first (it lists every command)."""
@@ -282,6 +319,31 @@ def _command_named(argv: list[str]) -> str:
         if not arg.startswith("-"):
             return arg
     return ""
+
+
+def _output_stream(stream: TextIO, argv: list[str], *, plain: bool) -> TextIO:
+    """``stream`` made safe for a terminal, with colour when ``--color`` and the terminal say so (see colour.py)."""
+    import os
+
+    from .colour import wanted
+
+    choice = _option_value(argv, "--color") or "auto"
+    return printable_stream(stream, colour=not plain and wanted(choice, stream, os.environ))
+
+
+def _option_value(argv: list[str], option: str) -> str | None:
+    """The value given to ``option`` (``--option VALUE`` or ``--option=VALUE``; the last one wins), read before parsing."""
+    found = None
+    for arg, following in itertools.pairwise([*argv, ""]):
+        if arg == option:
+            found = following
+        elif arg.startswith(option + "="):
+            found = arg[len(option) + 1:]
+    return found
+
+
+def _format_named(argv: list[str]) -> str | None:
+    return _option_value(argv, "--format")
 
 
 def _wants_github(argv: list[str]) -> bool:

@@ -287,10 +287,9 @@ def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     call = _call(args, command_line, stderr)
     if args.what_if:
         return _what_if(call.ruleset, args, call.inputs, call.choices, command_line, stdout)
-    found = odds_by_choice(call.ruleset, args.procedure, call.inputs, choices=call.choices, limits=limits_of(args, command_line),
-                           progress=work_progress(stderr) if stderr.isatty() else None)
-    if stderr.isatty():
-        print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
+    with work_progress(stderr) as progress:
+        found = odds_by_choice(call.ruleset, args.procedure, call.inputs, choices=call.choices, limits=limits_of(args, command_line),
+                               progress=progress)
     open_names = [name for name in found[0][0] if name not in call.choices] if len(found) > 1 else []
     if args.json:
         print_json(_odds_document(call, found, open_names), stdout)
@@ -355,7 +354,7 @@ def _print_odds_changes(before, after, base_label: str, variant_label: str, as_j
     from .diff import odds_changes
     from .render import text_odds_changes
 
-    document = results.odds_changes(odds_changes(before, after), before, base_label, variant_label, data)
+    document = results.odds_changes(odds_changes(before, after), before, base_label, variant_label, data, after=after)
     if as_json:
         print_json(document, stdout)
     else:

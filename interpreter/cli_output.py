@@ -4,10 +4,12 @@ for errors under ``--format github``, JSON documents, and the progress lines of 
 
 from __future__ import annotations
 
+import contextlib
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms at every start)
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors
     import argparse
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any, TextIO
 
 
@@ -29,10 +31,12 @@ class Printable:
     between writes to this one stream, whether the line so far is blank.
     """
 
-    def __init__(self, stream: TextIO, *, commands_are_ours: bool = False):
+    def __init__(self, stream: TextIO, *, commands_are_ours: bool = False, colour: bool = False):
         self.raw: TextIO = stream.raw if isinstance(stream, Printable) else stream
         self.commands_are_ours = commands_are_ours
+        self.colour = colour
         self._blank = True
+        self._line_start = True
 
     def write(self, text: str) -> int:
         from .errors import printable
@@ -40,7 +44,19 @@ class Printable:
         text = printable(text, newlines=True)
         if not self.commands_are_ours:
             text = self._no_command_lines(text)
+        if self.colour:
+            text = self._painted(text)
         return self.raw.write(text)
+
+    def _painted(self, text: str) -> str:
+        """Colour (colour.py) added at the start of each line, once the text is printable."""
+        from .colour import paint_line
+
+        lines = text.split("\n")
+        start = 0 if self._line_start else 1
+        lines[start:] = [paint_line(line) for line in lines[start:]]
+        self._line_start = text.endswith("\n") or (self._line_start and not text)
+        return "\n".join(lines)
 
     def _no_command_lines(self, text: str) -> str:
         lines = text.split("\n")
@@ -57,9 +73,10 @@ class Printable:
         return getattr(self.raw, name)
 
 
-def printable_stream(stream: TextIO, *, commands_are_ours: bool = False, kind: type[Printable] | None = None) -> TextIO:
+def printable_stream(stream: TextIO, *, commands_are_ours: bool = False, kind: type[Printable] | None = None,
+                     colour: bool = False) -> TextIO:
     """``stream`` behind a :class:`Printable` (or ``kind``), typed as the text stream it stands for."""
-    return (kind or Printable)(stream, commands_are_ours=commands_are_ours)  # type: ignore[return-value]  # a duck-typed TextIO
+    return (kind or Printable)(stream, commands_are_ours=commands_are_ours, colour=colour)  # type: ignore[return-value]  # a duck-typed TextIO
 
 
 def raw_stream(stream: TextIO) -> TextIO:
@@ -95,17 +112,31 @@ def print_json(document: Any, stdout: TextIO) -> None:
     print(to_json(document), file=stdout)
 
 
-def work_progress(stderr: TextIO) -> Callable[[int], None]:
-    """A progress line for exact odds (whose total work is unknown): time and work so far, twice a second."""
+@contextlib.contextmanager
+def work_progress(stderr: TextIO) -> Iterator[Callable[[int], None] | None]:
+    """A progress line for exact odds (whose total work is unknown): time and work so far, twice a second.
+
+    Only on a terminal (None elsewhere). The line is wiped when the block ends, however it
+    ends, so a breach's message or "wartable: interrupted" starts on a clean line.
+    """
+    if not stderr.isatty():
+        yield None
+        return
     import time
 
     start = time.monotonic()
     shown = [start]
+    drawn = [False]
 
     def progress(work: int) -> None:
         now = time.monotonic()
         if now - shown[0] >= 0.5:
             shown[0] = now
+            drawn[0] = True
             print(f"\rexact odds: {now - start:5.1f} s, {work:,} units of work (Ctrl-C stops)", end="", file=raw_stream(stderr), flush=True)
 
-    return progress
+    try:
+        yield progress
+    finally:
+        if drawn[0]:
+            print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)

@@ -37,22 +37,25 @@ def _model_parts(*names: str) -> tuple[Any, ...]:
 class CompiledRuleset:
     """A ruleset ready to run: ``model``, ``compiled`` (checked procedures) and their generated code."""
 
-    __slots__ = ("_code", "_illustrative", "_lock", "_plans", "compiled", "exact_results", "model", "name")
+    __slots__ = ("_code", "_illustrative", "_lock", "_plans", "_readings", "compiled", "exact_results", "model", "name")
     model: Ruleset
     name: str
     compiled: Mapping[str, ir.CheckedProcedure]
     exact_results: dict[Any, Any]
     _code: dict[str, Any]  # procedure name -> engine.ProcedureCode
     _illustrative: dict[str, tuple[str, ...]]
+    _readings: dict[str, tuple[str, ...]]
     _plans: dict[str, InputPlan]
     _lock: threading.Lock
 
-    def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure], illustrative: Mapping[str, tuple[str, ...]] | None = None):
+    def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure], illustrative: Mapping[str, tuple[str, ...]] | None = None,
+                 readings: Mapping[str, tuple[str, ...]] | None = None):
         object.__setattr__(self, "model", model)
         object.__setattr__(self, "name", model.name)
         object.__setattr__(self, "compiled", MappingProxyType(dict(compiled)))
         object.__setattr__(self, "_code", {})
         object.__setattr__(self, "_illustrative", dict(illustrative or {}))  # worked out when first asked (or given)
+        object.__setattr__(self, "_readings", dict(readings or {}))  # the same
         object.__setattr__(self, "_plans", {})
         object.__setattr__(self, "_lock", threading.Lock())
         # The exact outcomes of procedures resolved inside others, kept from one call to the next
@@ -91,6 +94,15 @@ class CompiledRuleset:
             from .callgraph import illustrative_tables
 
             found = self._illustrative[name] = illustrative_tables(self.model, name)
+        return found
+
+    def readings(self, name: str) -> tuple[str, ...]:
+        """The topics of the notes (the ruleset's own readings) procedure ``name``'s result may rest on (worked out once)."""
+        found = self._readings.get(name)
+        if found is None:
+            from .callgraph import readings
+
+            found = self._readings[name] = readings(self.model, name)
         return found
 
     def input_plan(self, name: str) -> InputPlan:

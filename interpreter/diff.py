@@ -118,22 +118,49 @@ def _procedure_changes(name: str, old: Procedure, new: Procedure) -> list[Change
         a, b = old_inputs.get(input_name), new_inputs.get(input_name)
         if a is None or b is None or a.type != b.type or a.default != b.default:
             kind = "added" if a is None else ("removed" if b is None else "changed")
+            old_doc, new_doc = (input_doc(a) if a else None), (input_doc(b) if b else None)
             found.append(Change(
-                kind, ("procedures", name, "inputs", input_name), input_doc(a) if a else None, input_doc(b) if b else None,
-                f"procedure {name}: input {input_name} changed",
+                kind, ("procedures", name, "inputs", input_name), old_doc, new_doc,
+                f"procedure {name}: input {input_name} {kind}{_input_change_text(old_doc, new_doc)}",
             ))
     return found
 
 
+def _input_text(doc: dict) -> str:
+    """An input as `list` shows it: its type, then its default (or "required")."""
+    from .render import describe_input_type, show_plain
+
+    return describe_input_type(doc) + (", required" if doc.get("required") else f", default {show_plain(doc.get('default'))}")
+
+
+def _input_change_text(old: dict | None, new: dict | None) -> str:
+    if old is None and new is not None:
+        return f" ({_input_text(new)})"
+    if new is None and old is not None:
+        return f" (was {_input_text(old)})"
+    if old is not None and new is not None:
+        return f" ({_input_text(old)} -> {_input_text(new)})"
+    return ""
+
+
 def _example_changes(before: Sequence[Example], after: Sequence[Example]) -> list[Change]:
-    """Examples added, then removed, by name."""
-    old_examples = dict.fromkeys(e.name for e in before)  # in order, looked up in one step
-    new_examples = dict.fromkeys(e.name for e in after)
+    """Examples added, removed, then changed (an override: its inputs, dice, choices, expected result or odds), by name."""
+    old_examples = {e.name: e for e in before}  # in order, looked up in one step
+    new_examples = {e.name: e for e in after}
     found = [Change("added", ("examples", example), None, example, f"example added: {example}")
              for example in new_examples if example not in old_examples]
     found += [Change("removed", ("examples", example), example, None, f"example removed: {example}")
               for example in old_examples if example not in new_examples]
+    for name in [n for n in old_examples if n in new_examples]:
+        old, new = _example_doc(old_examples[name]), _example_doc(new_examples[name])
+        keys = [key for key in dict.fromkeys([*old, *new]) if old.get(key) != new.get(key)]
+        if keys:
+            found.append(Change("changed", ("examples", name), old, new, f"example changed: {name} ({', '.join(keys)})"))
     return found
+
+
+def _example_doc(example: Example) -> dict:
+    return {"procedure": example.procedure, "rule": example.rule, **to_plain(dict(example.data))}
 
 
 def _check_rulesets(*rulesets: Any) -> None:
@@ -258,7 +285,7 @@ class WhatIfError(Exception):
         self.offset = offset
 
 
-_WHAT_IF = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\+|-|=)\s*(.+?)\s*", re.ASCII | re.DOTALL)
+_WHAT_IF = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*(\+|-|=)\s*(.+?)\s*", re.ASCII | re.DOTALL)
 
 
 def _amount(text: str, op: str, offset: int) -> int:
@@ -279,12 +306,35 @@ def _shorten(text: str) -> str:
     return text if len(text) <= 40 else text[:40] + "..."
 
 
+def _entry_what_if(modifiers: Mapping[str, ModifierList], name: str, entry_name: str, op: str, value_text: str, match: re.Match) -> ModifierList:
+    """``LIST.ENTRY=N`` gives one entry the value N; ``LIST.ENTRY+N`` / ``-N`` adds to it (its condition unchanged)."""
+    if name not in modifiers:
+        known = ", ".join(sorted(modifiers)) or "none"
+        raise WhatIfError(f"no modifier list '{name}' (modifier lists: {known})", match.start(1))
+    modifier_list = modifiers[name]
+    entries = {entry.name: entry for entry in modifier_list.entries}
+    if entry_name not in entries:
+        known = ", ".join(entries) or "none"
+        raise WhatIfError(f"modifier list '{name}' has no entry '{entry_name}' (entries: {known})", match.start(2))
+    entry = entries[entry_name]
+    if op == "=":
+        sign = -1 if value_text.startswith("-") else 1
+        digits = value_text[1:] if value_text[:1] in "+-" else value_text
+        value = sign * _amount(digits, "=", match.start(4) + (len(value_text) - len(digits)))
+    else:
+        value = entry.value + _amount(value_text, op, match.start(4)) * (1 if op == "+" else -1)
+    changed = dataclasses.replace(entry, value=value, rule=f"{entry.rule} (--what-if {match.group(0).strip()})")
+    return dataclasses.replace(modifier_list, entries=tuple(changed if e is entry else e for e in modifier_list.entries))
+
+
 def what_if(ruleset: CompiledRuleset, changes: list[str]) -> CompiledRuleset:
     """A variant of ``ruleset`` with command-line changes applied, checked and compiled anew.
 
     ``LIST+N`` / ``LIST-N`` adds an always-applying entry of N to a modifier
-    list (a DRM, or a column shift: + is right); ``CONSTANT=VALUE`` replaces
-    a constant's value.
+    list (a DRM, or a column shift: + is right); ``LIST.ENTRY=N`` gives one
+    entry of a list the value N (``LIST.ENTRY+N`` adds to it: a "+1 Heavy
+    Ship" becoming +2, its condition unchanged); ``CONSTANT=VALUE`` replaces a
+    constant's value.
     """
     check_type(ruleset, CompiledRuleset, "the ruleset", "a ruleset from load_ruleset(...)")
     changes = list(check_names(changes, "changes"))
@@ -293,10 +343,12 @@ def what_if(ruleset: CompiledRuleset, changes: list[str]) -> CompiledRuleset:
     for text in changes:
         match = _WHAT_IF.fullmatch(text)
         if not match:
-            raise WhatIfError("--what-if takes LIST+N, LIST-N (a modifier list) or CONSTANT=VALUE")
-        name, op, value_text = match.groups()
-        value_offset = match.start(3)
-        if op in "+-":
+            raise WhatIfError("--what-if takes LIST+N, LIST-N (a modifier list), LIST.ENTRY=N, LIST.ENTRY+N (one entry) or CONSTANT=VALUE")
+        name, entry_name, op, value_text = match.groups()
+        value_offset = match.start(4)
+        if entry_name is not None:
+            modifiers[name] = _entry_what_if(modifiers, name, entry_name, op, value_text, match)
+        elif op in "+-":
             if name not in modifiers:
                 known = ", ".join(sorted(modifiers)) or "none"
                 raise WhatIfError(f"no modifier list '{name}' (modifier lists: {known})", match.start(1))

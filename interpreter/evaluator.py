@@ -42,7 +42,7 @@ from .limits import (
 from .runtime import Acc, Run, forget, forget_all, put, spread
 from .tables import OffTable, lookup
 from .trace_events import BoundedTrace, TraceEvent
-from .values import OutcomeValue, canonical, conforms
+from .values import OutcomeValue, brief, canonical, conforms
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiled_ruleset import CompiledRuleset
@@ -219,7 +219,14 @@ class Executor:
         return dist
 
     def _note(self, statement: ir.Note, dist: Acc, frame: _Frame) -> Acc:
-        self.note(frame, "note", "note", statement.pos, text=statement.text)
+        if self.trace is None:  # a note changes nothing: its values are worked out for a trace only
+            return dist
+        if not statement.parts:
+            self.note(frame, "note", "note", statement.pos, statement.rule, text=statement.text)
+            return dist
+        for env in dist.weights:  # one state in a traced play
+            text = "".join(part if isinstance(part, str) else brief(self.eval(part, env, frame)) for part in statement.parts)
+            self.note(frame, "note", "note", statement.pos, statement.rule, text=text)
         return dist
 
     def _roll(self, statement: ir.Roll, dist: Acc, frame: _Frame) -> Acc:

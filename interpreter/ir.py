@@ -280,8 +280,12 @@ class Require(NamedTuple):
 
 
 class Note(NamedTuple):
+    """A line for the trace; ``parts`` (empty for a plain text) are strings and expressions whose values it shows."""
+
     pos: Pos
     text: str
+    parts: tuple[str | Expr, ...] = ()
+    rule: str | None = None
 
 
 Expr = (
@@ -355,7 +359,7 @@ _STATEMENT_EXPRESSIONS: dict[type, Callable[[Any], tuple]] = {
     Outcome: lambda s: tuple(value for _, value in s.fields),
     Require: lambda s: (s.condition,),
     Break: lambda s: (),
-    Note: lambda s: (),
+    Note: lambda s: tuple(part for part in s.parts if not isinstance(part, str)),
 }
 
 _STATEMENT_BLOCKS: dict[type, Callable[[Any], tuple]] = {

@@ -294,19 +294,24 @@ class VariantMerger:
         self.document.graft(self.variant, variant_path, path)
 
     def _override_examples(self, items: Any, variant_path: tuple) -> None:
+        """Examples changed by name: keyed by it like every other section, or (the older form) a list naming each."""
         base = self.document.data.get("examples") or []
-        if not isinstance(items, list):
-            self.error(variant_path, "override: examples: is a list of examples, each with the name it changes", at_key=False)
+        if isinstance(items, dict):
+            named = [(name, change, variant_path + (name,), True) for name, change in items.items()]
+        elif isinstance(items, list):
+            named = [(item.get("name") if isinstance(item, dict) else None, item, variant_path + (index,), False)
+                     for index, item in enumerate(items)]
+        else:
+            self.error(variant_path, "override: examples: maps each example's name to its changes", at_key=False)
             return
         position_of = _example_positions(base)
-        for index, item in enumerate(items):
-            name = item.get("name") if isinstance(item, dict) else None
+        for name, change, path, keyed in named:
             position = position_of.get(name)
             if position is None:
                 hint = self.did_you_mean(name, list(position_of))
-                self.error(variant_path + (index,), f"override targets nothing: no example '{name}' in {self.base_name}{hint}", at_key=False)
+                self.error(path, f"override targets nothing: no example '{name}' in {self.base_name}{hint}", at_key=keyed)
                 continue
-            self._merge_mapping(base[position], item, ("examples", position), variant_path + (index,))
+            self._merge_mapping(base[position], change, ("examples", position), path)
 
     # -- add
     def _add(self, additions: Any, variant_path: tuple) -> None:

@@ -25,7 +25,7 @@ from lark.exceptions import (
 )
 
 from . import syntax
-from .errors import RulesetError, Source
+from .errors import Diagnostic, RulesetError, Source
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
 
 # YAML counts these as line breaks (errors.LINE_BREAK) and keeps LS and PS in a
@@ -313,7 +313,66 @@ class _ToAst(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def note_stmt(self, meta, children):
-        return syntax.Note(self._pos(meta), _unquote(children[0]))
+        token, rule = children
+        return syntax.Note(self._pos(meta), _unquote(token), self._note_parts(token), rule)
+
+    def _note_parts(self, token: Token) -> tuple[str | syntax.Expr, ...]:
+        """A note's text cut at its ``{expression}`` placeholders (empty when it has no brace at all)."""
+        raw = str(token)[1:-1]
+        if "{" not in raw and "}" not in raw:
+            return ()
+        parts: list[str | syntax.Expr] = []
+        literal, index = [], 0
+        while index < len(raw):
+            char = raw[index]
+            if char in "{}" and raw[index + 1:index + 2] == char:  # {{ and }} are braces
+                literal.append(char)
+                index += 2
+                continue
+            if char == "}":
+                raise RulesetError(self._note_pos(token, index).diagnostic("a lone '}' in a note: write '}}' for a brace"))
+            if char != "{":
+                literal.append(char)
+                index += 1
+                continue
+            end = _closing_brace(raw, index)
+            if end is None:
+                raise RulesetError(self._note_pos(token, index).diagnostic(
+                    "a '{' in a note opens a value to show and is never closed: write '{{' for a brace"))
+            if literal:
+                parts.append(_unquote('"' + "".join(literal) + '"'))
+                literal = []
+            parts.append(self._note_expression(token, raw, index + 1, end))
+            index = end + 1
+        if literal:
+            parts.append(_unquote('"' + "".join(literal) + '"'))
+        return tuple(parts)
+
+    def _note_expression(self, token: Token, raw: str, start: int, end: int) -> syntax.Expr:
+        text = _unquote('"' + raw[start:end] + '"')
+        pos = self._note_pos(token, start)
+        if not text.strip():
+            raise RulesetError(pos.diagnostic("an empty '{}' in a note: put the value to show inside, or write '{{}}' for braces"))
+        origin = TextOrigin(pos.source, pos.line, pos.column, pos.column)
+        try:
+            return _parse(text, origin, "expr", self.limits)
+        except RulesetError as error:  # say where the text came from: a value inside a note
+            raise RulesetError([
+                Diagnostic(d.file, d.line, d.column, f"in a note's {{…}}: {d.message.replace('end of procedure', 'end of the value')}", d.line_text)
+                for d in error.diagnostics
+            ]) from None
+
+    def _note_pos(self, token: Token, index: int) -> syntax.Pos:
+        """The file position of character ``index`` of the note's text (inside its quotes)."""
+        if token.line is None or token.column is None:
+            return self.origin.pos(1, 1)
+        line, column = token.line, token.column + 1
+        for char in str(token)[1:index + 1]:
+            if char == "\n":
+                line, column = line + 1, 1
+            else:
+                column += 1
+        return self.origin.pos(line, column)
 
     # -- expressions
     @v_args(meta=True)
@@ -435,6 +494,26 @@ class _ToAst(Transformer_NonRecursive):
     def positional_arg(self, meta, children):
         value = children[0]
         return syntax.Arg(value.pos, None, value)
+
+
+def _closing_brace(raw: str, start: int) -> int | None:
+    """Where the ``{`` at ``start`` closes (braces inside counted; strings inside, written \\"…\\", skipped), or None."""
+    depth, index, quoted = 0, start, False
+    while index < len(raw):
+        char = raw[index]
+        if char == "\\":
+            if raw[index + 1:index + 2] == '"':
+                quoted = not quoted
+            index += 2
+            continue
+        if not quoted and char == "{":
+            depth += 1
+        elif not quoted and char == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return None
 
 
 def _unquote(token: str) -> str:

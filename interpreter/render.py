@@ -248,9 +248,14 @@ TRACE_KINDS_SHORT = {"roll", "lookup", "modifier", "shift", "clamp", "note", "ca
 def _illustrative_line(doc: dict) -> list[str]:
     """Say so when a result rests on tables the source did not give (marked example: true)."""
     tables = doc.get("illustrative_tables") or []
-    if not tables:
-        return []
-    return [f"note: depends on ILLUSTRATIVE tables, not the game's own (example: true): {', '.join(tables)}"]
+    lines = [f"note: depends on ILLUSTRATIVE tables, not the game's own (example: true): {', '.join(tables)}"] if tables else []
+    readings = doc.get("readings") or []
+    if readings:  # the notes whose reading (the ruleset's, not the seed's words) the result may rest on
+        import textwrap
+
+        text = f"note: rests on the ruleset's readings, not the seed's words (see its notes:): {'; '.join(readings)}"
+        lines.extend(textwrap.wrap(text, width=120, subsequent_indent="  ", break_on_hyphens=False))
+    return lines
 
 
 @for_terminal
@@ -371,6 +376,9 @@ def text_odds_changes(doc: dict) -> str:
     lines = [f"{doc['procedure']}: exact odds, {base_label} vs {variant_label}"]
     if doc["inputs"]:
         lines.append(_inputs_line(doc["inputs"]))
+    for label, only in (doc.get("inputs_only_in") or {}).items():
+        if only:
+            lines.append(f"only {label} has: " + ", ".join(f"{k} = {show_plain(v)}" for k, v in only.items()))
     table = [["outcome", base_label, variant_label, "change"]]
     for row in doc["outcomes"]:
         before, after, change = (results.parse_fraction(row[key]) for key in ("before", "after", "change"))

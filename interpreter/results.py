@@ -459,6 +459,7 @@ def distribution(dist: Any, *, by: Sequence[str] | None = None, digits: int | No
         "truncated": fraction(dist.truncated),
         "means": means_doc(dist.means(), digits),
         "illustrative_tables": list(dist.illustrative_tables),
+        "readings": list(dist.readings),
     }
     if by:
         doc["by"] = list(by)
@@ -482,6 +483,7 @@ def sample(s: Any, *, by: Sequence[str] | None = None, digits: int | None = None
         ],
         "means": means_doc(s.means(), digits),
         "illustrative_tables": list(s.illustrative_tables),
+        "readings": list(s.readings),
     }
     if by:
         doc["by"] = list(by)
@@ -516,15 +518,22 @@ def resolution(r: Any) -> dict:
         "trace": [trace_event(e) for e in r.trace],
         "unused_dice": r.unused_dice,
         "illustrative_tables": list(r.illustrative_tables),
+        "readings": list(r.readings),
     }
 
 
-def odds_changes(rows: Sequence[Any], before: Any, base_label: str, variant_label: str, changes: list[dict] | None = None) -> dict:
+def odds_changes(rows: Sequence[Any], before: Any, base_label: str, variant_label: str, changes: list[dict] | None = None,
+                 after: Any = None) -> dict:
     doc = {
         "base": base_label,
         "variant": variant_label,
         "procedure": before.procedure,
         "inputs": {k: to_plain(v) for k, v in before.inputs.items()},
+        # inputs only one side has (an input a variant added or removed): each side ran with its own
+        "inputs_only_in": {
+            label: {k: to_plain(v) for k, v in own.inputs.items() if k not in other.inputs}
+            for label, own, other in ((base_label, before, after), (variant_label, after, before))
+        } if after is not None else {},
         "outcomes": [
             {**outcome_doc(r.outcome), "before": fraction(r.before), "after": fraction(r.after), "change": fraction(r.change, signed=True)}
             for r in rows

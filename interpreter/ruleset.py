@@ -184,6 +184,10 @@ class Note:
     text: str
     seed: str = ""
     variant: str = ""
+    # the procedures whose results rest on this reading: odds and run name the note for them and their callers
+    procedures: tuple[str, ...] = ()
+    # the constants that select the reading: odds and run name the note for every procedure that reads one
+    constants: tuple[str, ...] = ()
 
 
 class _Parts:

@@ -98,6 +98,33 @@ def _describe_path(path) -> str:
     return "".join(parts) or "the document"
 
 
+SHOWN_VALUE_CHARS = 80  # a value quoted in a message: enough to recognise it, never a whole section
+
+
+def yaml_text(value: object) -> str:
+    """``value`` as it would be written in the YAML file (flow style: ``[miss, hit]``, ``{a: 1}``, ``true``),
+    not as Python's repr (``['miss', 'hit']``, ``True``): the reader wrote YAML."""
+    import yaml
+
+    text = yaml.safe_dump(value, default_flow_style=True, width=10**9, allow_unicode=True).strip()
+    if text.endswith("\n..."):
+        text = text[: -len("\n...")]
+    elif text.endswith("..."):
+        text = text[:-3].strip()
+    return text if len(text) <= SHOWN_VALUE_CHARS else text[: SHOWN_VALUE_CHARS - 3] + "..."
+
+
+def _readable(error: ValidationError) -> str:
+    """jsonschema's message with the Python reprs of the offending value (and of the schema's value) written as YAML."""
+    message = error.message
+    for value in (error.instance, error.validator_value):
+        if isinstance(value, (dict, list, bool)) or value is None:
+            shown = repr(value)
+            if shown in message:
+                message = message.replace(shown, yaml_text(value), 1)
+    return message
+
+
 def _message(error: ValidationError) -> tuple[tuple, str, bool]:
     """(path to point at, message, point at the key?)"""
     path = tuple(error.absolute_path)
@@ -111,14 +138,14 @@ def _message(error: ValidationError) -> tuple[tuple, str, bool]:
             hint = f" (allowed: {', '.join(known)})" if known else ""
             return path + (extras[0],), f"{where}: unknown key '{extras[0]}'{hint}", True
     if error.validator == "required":
-        return path, f"{where}: {error.message}", False
+        return path, f"{where}: {_readable(error)}", False
     if error.validator in ("anyOf", "oneOf") and error.context:
         deepest = best_match(error.context)
         if deepest is not None and deepest.validator != "type":
             return _message(deepest)
     if error.validator == "propertyNames":
         return path, f"{where}: key {error.instance!r} is not a valid name (letters, digits and _; not starting with a digit)", False
-    return path, f"{where}: {error.message}", False
+    return path, f"{where}: {_readable(error)}", False
 
 
 def validate(loaded: LoadedYaml, *, fragment: bool = False, limits: LoadLimits = DEFAULT_LOAD_LIMITS) -> list[Diagnostic]:
@@ -209,14 +236,19 @@ def with_typed_variants(schema: dict) -> dict:
     schema["$defs"] = definitions
     properties = schema["properties"]
     sections = {name: _partial(properties[name], changed) for name in VARIANT_SECTIONS}
-    example_change = {"$ref": "#/$defs/example_change", "required": ["name"]}
+    examples = {
+        "description": "Examples of the base to change, keyed by name like every other override section "
+                       '({"Odds at seven zones": {odds: [...]}}), or a list of changes each naming its example (name:).',
+        "anyOf": [
+            {"type": "object", "additionalProperties": {"$ref": "#/$defs/example_change"}},
+            {"type": "array", "items": {"$ref": "#/$defs/example_change", "required": ["name"]}},
+        ],
+    }
     properties["override"] = {
         "description": properties["override"]["description"],
         "type": "object",
         "additionalProperties": False,
-        "properties": {**sections, "examples": {
-            "description": "Examples of the base to change, each named by its name.", "type": "array", "items": example_change,
-        }},
+        "properties": {**sections, "examples": examples},
     }
     properties["add"] = {
         "description": properties["add"]["description"],

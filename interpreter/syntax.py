@@ -279,9 +279,16 @@ class Require(Stmt):
 
 @dataclass(frozen=True)
 class Note(Stmt):
-    """``note "text"``: a line for the trace, with no effect."""
+    """``note "text"`` (optionally ``rule "…"``): a line for the trace, with no effect.
+
+    ``parts`` is empty for a plain text; for a text with ``{expression}``
+    placeholders (``{{`` and ``}}`` for braces) it is the text cut into
+    strings and the expressions whose values the trace shows between them.
+    """
 
     text: str
+    parts: tuple[str | Expr, ...] = ()
+    rule: str | None = None  # ``note "..." rule "..."``: the rule the step applies, shown with it
 
 
 @dataclass(frozen=True)

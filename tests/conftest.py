@@ -59,6 +59,15 @@ def load_in(folder: Path, procedures: Mapping[str, str] | None = None, extra: st
     return load_ruleset(path)
 
 
+@pytest.fixture(autouse=True)
+def no_colour(monkeypatch):
+    """Tests compare text: colour stays off even where a test's stderr pretends to be a terminal.
+
+    tests/test_colour.py turns it on where it tests it (``--color always``, an environment of its own).
+    """
+    monkeypatch.setenv("NO_COLOR", "1")
+
+
 @pytest.fixture
 def write_yaml(tmp_path: Path):
     """Write YAML text to a fresh file in tmp_path; return its path."""

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import io
+import re
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -89,47 +89,68 @@ def test_a_malformed_situation_file_exits_2(tmp_path):
     assert "YAML syntax error" in first_line(err)
 
 
+class TerminalRun:
+    """The installed command with stderr on a pseudo-terminal, so it draws its progress line.
+
+    Tests wait for what the command writes, never for a length of time: a loaded
+    machine may take seconds to start Python, and a sleep that guessed the
+    start-up (Ctrl-C sent after 2 s) failed three times under load.
+    """
+
+    def __init__(self, argv: list[str], cwd: Path) -> None:
+        import os
+        import pty
+
+        master, slave = pty.openpty()
+        self.master = master
+        self.process = subprocess.Popen([str(installed_wartable()), *argv], cwd=cwd, stdout=subprocess.PIPE, stderr=slave)
+        os.close(slave)
+        self.err = b""
+
+    def read_until(self, text: bytes) -> bool:
+        """Read stderr until ``text`` appears (True) or the command closes it (False)."""
+        import os
+
+        while text not in self.err:
+            try:
+                chunk = os.read(self.master, 4096)
+            except OSError:  # the child closed the terminal
+                return False
+            if not chunk:
+                return False
+            self.err += chunk
+        return True
+
+    def finish(self) -> str:
+        import os
+
+        try:
+            self.read_until(b"\0never printed\0")
+            self.process.wait(timeout=120)  # a backstop for a hung child, not a measure of speed
+        finally:
+            self.process.kill()
+            os.close(self.master)
+        return self.err.decode()
+
+
 def test_ctrl_c_exits_130_with_one_line(tmp_path):
-    script = installed_wartable()
     # a computation that would run for minutes with every budget lifted
-    command = [str(script)] + MINEFIELD + ["--set", "mines=100000", "--max-work", "0", "--timeout", "0"]
-    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        time.sleep(2.0)  # past start-up, inside the computation
-        process.send_signal(signal.SIGINT)
-        _out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 130, err
+    run = TerminalRun(MINEFIELD + ["--set", "mines=100000", "--max-work", "0", "--timeout", "0"], tmp_path)
+    assert run.read_until(b"\rexact odds:"), run.finish()  # inside the computation: its first progress line
+    run.process.send_signal(signal.SIGINT)
+    err = run.finish()
+    assert run.process.returncode == 130, err
     assert "Traceback" not in err
-    assert err.strip() == "wartable: interrupted"
+    shown = [line.strip() for line in re.split(r"[\r\n]", err) if line.strip()]
+    assert shown[-1] == "wartable: interrupted", err  # one line, after the progress lines it replaces
+    assert all(line.startswith("exact odds:") for line in shown[:-1]), err
 
 
 def test_exact_odds_show_progress_on_a_terminal_and_stop_at_the_timeout(tmp_path):
     # stderr a pseudo-terminal: a progress line every half second, then the timeout's message.
-    import os
-    import pty
-
-    script = installed_wartable()
-    command = [str(script)] + MINEFIELD + ["--set", "mines=100000", "--max-work", "0", "--timeout", "1.5"]
-    master, slave = pty.openpty()
-    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    err = b""
-    try:
-        while True:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            err += chunk
-        process.wait(timeout=60)
-    finally:
-        process.kill()
-        os.close(master)
-    text = err.decode()
+    run = TerminalRun(MINEFIELD + ["--set", "mines=100000", "--max-work", "0", "--timeout", "1.5"], tmp_path)
+    text = run.finish()
+    process = run.process
     assert process.returncode == 1, text
     assert "\rexact odds:" in text and "units of work (Ctrl-C stops)" in text
     assert "stopped after 1.5 seconds (timeout" in text
