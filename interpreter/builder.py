@@ -235,6 +235,7 @@ class Builder:
             path=self.main.source.name,
             constants=frozen_mapping(constants),
             types=frozen_mapping(self.records),
+            type_positions=frozen_mapping({name: pos_of(item.doc, item.path, at_key=True) for name, item in sections["types"].items()}),
             tables=frozen_mapping(tables),
             modifiers=frozen_mapping(modifiers),
             procedures=frozen_mapping(procedures),
@@ -453,7 +454,10 @@ class Builder:
     def _axis(self, spec: dict, labels: list[tuple[Any, tuple, tuple]], edge: str, doc: LoadedYaml) -> Axis:
         """An axis from (heading, its path, where a mapping heading is written) triples."""
         odds = bool(spec.get("odds", False))
-        headings = tuple(self._heading(label, doc, path, described_at, odds) for label, path, described_at in labels)
+        at_key = "entries" not in spec  # row headings are the keys of cells
+        headings = tuple(
+            replace(self._heading(label, doc, path, described_at, odds), pos=pos_of(doc, path, at_key=at_key)) for label, path, described_at in labels
+        )
         below = spec.get("below")
         kind = None if below is None else below if below in (BELOW_OFF_TABLE, BELOW_CLAMP) else BELOW_RESULT
         return Axis(spec["name"], headings, edge, spec.get("dice"), kind, None, "" if below is None else str(below))
@@ -523,6 +527,7 @@ class Builder:
             result_fields=tuple(result_fields.items()) if result_fields is not None else None,
             provenance=tuple(origins for _, _, origins in rows_read),
             codes=tuple((str(code), spec.get("meaning", "")) for code, spec in ((results or {}).get("codes") or {}).items()),
+            pos=pos_of(doc, path, at_key=True),
         )
 
     def _row_labels(self, data: dict, doc: LoadedYaml, path: tuple) -> list[tuple[Any, tuple, tuple]]:

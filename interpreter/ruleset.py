@@ -241,3 +241,5 @@ class Ruleset:
     notes: tuple[Note, ...] = ()
     examples: tuple[Example, ...] = ()
     aids: tuple[Aid, ...] = ()
+    # Where each named type is declared (types hold no position of their own), for the lint pass's warnings.
+    type_positions: Mapping[str, syntax.Pos] = field(default_factory=frozen_mapping)

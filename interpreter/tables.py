@@ -11,7 +11,7 @@ Nothing here knows any game: every number comes from the YAML.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
 from typing import Any
@@ -126,6 +126,8 @@ class Heading:
     otherwise: bool = False
     ratio: Fraction | None = None  # an odds column: attacker to defender
     ratio_open: str | None = None  # "up" (6:1+) or "down" (1:3-)
+    # Where the heading is written (a Pos), for the lint pass's warnings; not part of what the heading means.
+    pos: Any = field(default=None, compare=False, repr=False)
 
     def holds_number(self, key: int) -> bool:
         return self.numeric and (self.low is None or key >= self.low) and (self.high is None or key <= self.high)
@@ -291,6 +293,8 @@ class Table:
     provenance: tuple[tuple[str, ...], ...] = ()
     # Result codes as printed and what they mean (for a player aid's legend).
     codes: tuple[tuple[str, str], ...] = ()
+    # Where the table is declared (a Pos of its name), for the lint pass's warnings.
+    pos: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
