@@ -125,10 +125,12 @@ def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
             result = run_example(ruleset, example, budget=budget)
             example_seconds.append(time.perf_counter() - started)
             entry = results.example_result(ruleset.model, result)
+            if result.warnings:  # odds that leave truncated mass: the example passes, and says so
+                entry["warnings"] = [results.diagnostic(d, "warning") for d in result.warnings]
             examples.append(entry)
             if output == "text":
                 print(text_example(entry), file=stdout)
-                for problem in entry["problems"]:
+                for problem in entry["problems"] + entry.get("warnings", []):
                     print(text_diagnostic(problem), file=stderr)
     document = results.test_report(examples, load_failures)
     if output == "text":

@@ -130,3 +130,40 @@ def test_the_bundled_rulesets_pass_check_strict():
     out, err = io.StringIO(), io.StringIO()
     assert main(["check", "--strict", "eto", "naval_mines", "great_war"], stdout=out, stderr=err) == 0, err.getvalue()
     assert "warning" not in err.getvalue()
+
+
+TRUNCATED = HEADER + """\
+procedures:
+  p:
+    title: p
+    rule: r
+    body: |
+      let hits = 0
+      while hits < 1 limit 2 do
+        let die = 1d6
+        if die == 6 then
+          set hits = 1
+        end
+      end
+      outcome done(hits = hits)
+examples:
+  - name: "two tries at a 6"
+    procedure: p
+    odds: [{outcome: done, fields: {hits: 1}, probability: "11/36"}]
+"""
+
+
+def test_an_example_whose_odds_leave_truncated_mass_warns_at_the_example(tmp_path):
+    # two tries at a 6 within `limit 2`: a 6 in two rolls is 1 - (5/6)^2 = 11/36; the rest,
+    # (5/6)^2 = 25/36, is still looping at the limit: truncated.  The example passes, and says so.
+    path = tmp_path / "t.yaml"
+    path.write_text(TRUNCATED, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["test", str(path)], stdout=out, stderr=err) == 0
+    head = err.getvalue().splitlines()[0]
+    line = TRUNCATED.splitlines().index('    odds: [{outcome: done, fields: {hits: 1}, probability: "11/36"}]') + 1
+    assert head.startswith(f"{path}:{line}:11: warning: these odds leave 25/36 (0.694) of the probability truncated")
+    out = io.StringIO()
+    assert main(["test", str(path), "--json"], stdout=out, stderr=io.StringIO()) == 0
+    (example,) = json.loads(out.getvalue())["examples"]
+    assert example["passed"] is True and example["warnings"][0]["severity"] == "warning"
