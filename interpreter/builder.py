@@ -180,6 +180,7 @@ class Builder:
         self.diagnostics = diagnostics
         self.limits = limits
         self.records: dict[str, Type] = {}  # records, and named types such as a shared enum
+        self.unparsed: set[str] = set()  # procedures whose body failed to parse: one message each, no "unknown" at calls
 
     def error(self, doc: LoadedYaml, path: tuple, message: str, *, at_key: bool = False) -> None:
         self.diagnostics.add(doc.diagnostic(path, message, at_key=at_key))
@@ -235,13 +236,14 @@ class Builder:
             path=self.main.source.name,
             constants=frozen_mapping(constants),
             types=frozen_mapping(self.records),
-            type_positions=frozen_mapping({name: pos_of(item.doc, item.path, at_key=True) for name, item in sections["types"].items()}),
+            type_positions=_positions(sections["types"]),
             tables=frozen_mapping(tables),
             modifiers=frozen_mapping(modifiers),
             procedures=frozen_mapping(procedures),
             notes=tuple(notes),
             examples=tuple(examples),
             aids=tuple(aids),
+            unparsed=frozenset(self.unparsed),
         )
 
     def _spend_procedure_tokens(self, sections: dict[str, dict[str, Located]]) -> None:
@@ -678,11 +680,13 @@ class Builder:
         body_path = path + ("body",)
         if doc.styles.get(body_path) == ">":
             self.error(doc, body_path, "write the body as a literal block (body: |), not a folded one (>): line breaks matter for positions")
+            self.unparsed.add(name)
             return None
         try:
             body = parse_procedure(data["body"], origin_for(doc, body_path), self.limits)
         except RulesetError as error:
             self.diagnostics.extend(error.diagnostics)
+            self.unparsed.add(name)
             return None
         return Procedure(
             name, data["title"], data["rule"], data.get("description", ""), tuple(inputs), tuple(choices), body, pos_of(doc, path, at_key=True),
@@ -827,6 +831,11 @@ class _CellReader:
             self.doc, path, f"cell {_show(text)} of table '{self.table}': '{token[:40]}' is not a declared result code (codes: {declared})"
             + (", a number" if "number" in results else "") + (", or die faces such as 2,3,4" if "rolls" in results else ""))
         return False
+
+
+def _positions(section: dict[str, Located]) -> Any:
+    """Where each entry of a section is declared (its key), by name."""
+    return frozen_mapping({name: pos_of(item.doc, item.path, at_key=True) for name, item in section.items()})
 
 
 def _odds_hint(label: str) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 
 from . import syntax
 from .errors import Diagnostic
+from .load_limits import DEFAULT_LOAD_LIMITS
 from .ruleset import Procedure, Ruleset
 from .tables import OffTable, Table, place
 from .values import IntType, ListType, RecordType, Type
@@ -45,8 +46,13 @@ def lint(ruleset: Any) -> tuple[Diagnostic, ...]:
     numbers = {
         name: frozenset(f for f, field_type in checked.outcome_type.fields if isinstance(field_type, IntType)) for name, checked in compiled.items()
     }
-    found = _Linter(model, numbers).run()
-    return tuple(sorted(dict.fromkeys(found), key=lambda d: (d.file, d.line, d.column, d.message)))
+    found = sorted(dict.fromkeys(_Linter(model, numbers).run()), key=lambda d: (d.file, d.line, d.column, d.message))
+    cap = DEFAULT_LOAD_LIMITS.max_diagnostics  # a stranger's 5,000 unused constants print 100 warnings and a count
+    if len(found) > cap:
+        rest = found[cap]
+        found[cap:] = [Diagnostic(rest.file, rest.line, rest.column,
+                                  f"{WARNING}... and {len(found) - cap:,} more warnings (the first {cap} are shown)", rest.line_text)]
+    return tuple(found)
 
 
 def as_errors(warnings: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
