@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -35,6 +35,9 @@ from .ruleset import (
     frozen_mapping,
 )
 from .tables import (
+    BELOW_CLAMP,
+    BELOW_OFF_TABLE,
+    BELOW_RESULT,
     Axis,
     Heading,
     Table,
@@ -61,6 +64,10 @@ from .yaml_loader import LoadedYaml
 
 MERGED_SECTIONS = ("constants", "types", "tables", "modifiers", "procedures")
 _CELL_SEPARATOR = re.compile(r"\s*[+/]\s*")
+# A printed Avalon Hill odds heading ("2-1", "1-2"): read as a range unless the columns say odds: true.
+_PRINTED_ODDS = re.compile(r"([0-9]+)\s*(?:-|–|—)\s*([0-9]+)\s*([+-]?)")
+# A heading that names odds without being one ("less than 1:1", "below 1-2").
+_NAMES_ODDS = re.compile(r"[0-9]+\s*(?::|-|–|—)\s*[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -173,6 +180,7 @@ class Builder:
         self.diagnostics = diagnostics
         self.limits = limits
         self.records: dict[str, Type] = {}  # records, and named types such as a shared enum
+        self.unparsed: set[str] = set()  # procedures whose body failed to parse: one message each, no "unknown" at calls
 
     def error(self, doc: LoadedYaml, path: tuple, message: str, *, at_key: bool = False) -> None:
         self.diagnostics.add(doc.diagnostic(path, message, at_key=at_key))
@@ -234,12 +242,14 @@ class Builder:
             path=self.main.source.name,
             constants=frozen_mapping(constants),
             types=frozen_mapping(self.records),
+            type_positions=_positions(sections["types"]),
             tables=frozen_mapping(tables),
             modifiers=frozen_mapping(modifiers),
             procedures=frozen_mapping(procedures),
             notes=tuple(notes),
             examples=tuple(examples),
             aids=tuple(aids),
+            unparsed=frozenset(self.unparsed),
         )
 
     def _check_note_names(self, named: list[tuple[LoadedYaml, tuple, str]], sections: dict[str, dict[str, Located]]) -> None:
@@ -412,48 +422,72 @@ class Builder:
 
     # ---- tables -----------------------------------------------------------------------
 
-    def _heading(self, entry: Any, doc: LoadedYaml, path: tuple, described_at: tuple) -> Heading:
-        """The heading ``entry`` (at ``path``); a mapping entry is written at ``described_at``."""
+    def _heading(self, entry: Any, doc: LoadedYaml, path: tuple, described_at: tuple, odds: bool = False) -> Heading:
+        """The heading ``entry`` (at ``path``); a mapping entry is written at ``described_at``.
+
+        ``odds``: the axis is declared as odds columns, so a printed "3-1" reads as 3:1.
+        """
         try:
-            return self._parse_heading(entry, doc, described_at)
+            return self._parse_heading(entry, doc, described_at, odds)
         except OverLimit as error:
             label = str(entry["label"]) if isinstance(entry, dict) else str(entry)
             at = described_at + ("range",) if isinstance(entry, dict) and "range" in entry else path
             self.error(doc, at, f"heading {_show(label)}: {error}")
             return Heading(label, members=frozenset({label.casefold()}))
 
-    def _parse_heading(self, entry: Any, doc: LoadedYaml, described_at: tuple) -> Heading:
+    def _parse_heading(self, entry: Any, doc: LoadedYaml, described_at: tuple, odds: bool) -> Heading:
         if isinstance(entry, dict):
             label = str(entry["label"])
             if "range" in entry:
-                bounds = parse_numeric_label(str(entry["range"]), self.limits)
-                if bounds is None:
-                    self.error(doc, described_at + ("range",), f"range {entry['range']!r} is not a number or range such as \"81+\" or \"3-4\"")
-                    return Heading(label, members=frozenset({label.casefold()}))
-                return Heading(label, bounds[0], bounds[1], numeric=True)
+                return self._ranged_heading(label, str(entry["range"]), doc, described_at + ("range",), odds)
             members = frozenset({label.casefold()} | {m.casefold() for m in entry.get("match", ())})
             if "match" in entry or entry.get("otherwise"):
                 return Heading(label, members=members, otherwise=bool(entry.get("otherwise")))
             entry = label
         label = str(entry)
+        printed_odds = parse_ratio_label(label, self.limits, printed_dash=True) if odds else None
+        if printed_odds is not None:
+            return Heading(label, ratio=printed_odds[0], ratio_open=printed_odds[1])
         bounds = parse_numeric_label(label, self.limits)
         if bounds is not None:
             return Heading(label, bounds[0], bounds[1], numeric=True)
-        odds = parse_ratio_label(label, self.limits)
-        if odds is not None:
-            return Heading(label, ratio=odds[0], ratio_open=odds[1])
+        found = parse_ratio_label(label, self.limits)
+        if found is not None:
+            return Heading(label, ratio=found[0], ratio_open=found[1])
+        return Heading(label, members=frozenset({label.casefold()}))
+
+    def _ranged_heading(self, label: str, range_text: str, doc: LoadedYaml, range_path: tuple, odds: bool) -> Heading:
+        """A printed label over a range: numbers (``{label: "81-100+", range: "81+"}``) or odds (``{label: "1-1", range: "1:1"}``)."""
+        found = parse_ratio_label(range_text, self.limits, printed_dash=True) if odds else None
+        if found is not None:
+            return Heading(label, ratio=found[0], ratio_open=found[1])
+        bounds = parse_numeric_label(range_text, self.limits)
+        if bounds is not None:
+            return Heading(label, bounds[0], bounds[1], numeric=True)
+        found = parse_ratio_label(range_text, self.limits)
+        if found is not None:
+            return Heading(label, ratio=found[0], ratio_open=found[1])
+        self.error(doc, range_path, f"range {range_text!r} is not a number, a range or odds such as \"81+\", \"3-4\" or \"3:1\"")
         return Heading(label, members=frozenset({label.casefold()}))
 
     def _axis(self, spec: dict, labels: list[tuple[Any, tuple, tuple]], edge: str, doc: LoadedYaml) -> Axis:
         """An axis from (heading, its path, where a mapping heading is written) triples."""
-        headings = tuple(self._heading(label, doc, path, described_at) for label, path, described_at in labels)
-        return Axis(spec["name"], headings, edge, spec.get("dice"))
+        odds = bool(spec.get("odds", False))
+        at_key = "entries" not in spec  # row headings are the keys of cells
+        headings = tuple(
+            replace(self._heading(label, doc, path, described_at, odds), pos=pos_of(doc, path, at_key=at_key)) for label, path, described_at in labels
+        )
+        below = spec.get("below")
+        kind = None if below is None else below if below in (BELOW_OFF_TABLE, BELOW_CLAMP) else BELOW_RESULT
+        return Axis(spec["name"], headings, edge, spec.get("dice"), kind, None, "" if below is None else str(below))
 
-    def _check_axis(self, axis: Axis, label_paths: list[tuple], doc: LoadedYaml, axis_path: tuple, what: str, at_key: bool) -> None:
+    def _check_axis(self, axis: Axis, label_paths: list[tuple], doc: LoadedYaml, axis_path: tuple, what: str, at_key: bool,
+                    declared_odds: bool = False) -> None:
         """Every heading problem of one axis: numeric spans, odds columns, categories, otherwise, the die."""
-        site = _AxisSite(self, doc, what, at_key)
+        site = _AxisSite(self, doc, what, at_key, declared_odds)
         site.check_numeric(axis, label_paths)
         site.check_odds(axis, label_paths)
+        site.check_below(axis, axis_path)
         site.check_categories(axis, label_paths)
         if sum(1 for h in axis.headings if h.otherwise) > 1:
             self.error(doc, axis_path, f"{what}: only one heading may say otherwise: true")
@@ -481,6 +515,9 @@ class Builder:
         row_labels = self._row_labels(data, doc, path)
         edges = data["edges"]
         rows = self._axis(data["rows"], row_labels, edges["rows"], doc)
+        for key in ("odds", "below"):
+            if key in data["rows"]:
+                self.error(doc, path + ("rows", key), f"rows: {key}: is for odds columns; rows are never odds")
         self._check_axis(rows, [p for _, p, _ in row_labels], doc, path + ("rows",), "rows", at_key=True)
         if "columns" in data and "entries" not in data["columns"]:
             self.error(doc, path + ("columns",), "columns need entries: the column headings in order")
@@ -492,6 +529,9 @@ class Builder:
         if not self._table_fits(name, len(cells) * width, result_fields, doc, path):
             return None
         cell_reader = _CellReader(self, name, doc, results, result_fields)
+        if columns is not None and columns.below == BELOW_RESULT:
+            below_path = path + ("columns", "below")
+            columns = replace(columns, below_value=cell_reader.read(_get(doc.data, below_path), below_path))
         rows_read = [self._table_row(label, row, cell_reader, columns, width, path + ("cells", label)) for label, row in cells.items()]
         return Table(
             name=name,
@@ -506,6 +546,7 @@ class Builder:
             result_fields=tuple(result_fields.items()) if result_fields is not None else None,
             provenance=tuple(origins for _, _, origins in rows_read),
             codes=tuple((str(code), spec.get("meaning", "")) for code, spec in ((results or {}).get("codes") or {}).items()),
+            pos=pos_of(doc, path, at_key=True),
         )
 
     def _row_labels(self, data: dict, doc: LoadedYaml, path: tuple) -> list[tuple[Any, tuple, tuple]]:
@@ -538,7 +579,8 @@ class Builder:
             self.error(doc, path + ("edges",), "edges.columns is required: say what a lookup does past the last column (clamp or error)")
         column_labels = [(entry, path + ("columns", "entries", i), path + ("columns", "entries", i)) for i, entry in enumerate(spec["entries"])]
         columns = self._axis(spec, column_labels, edges.get("columns", "error"), doc)
-        self._check_axis(columns, [p for _, p, _ in column_labels], doc, path + ("columns",), "columns", at_key=False)
+        self._check_axis(columns, [p for _, p, _ in column_labels], doc, path + ("columns",), "columns", at_key=False,
+                         declared_odds=bool(spec.get("odds")))
         if "dice" in spec:
             self.error(doc, path + ("columns", "dice"), "only rows may be keyed by a die roll")
         return columns
@@ -655,11 +697,13 @@ class Builder:
         body_path = path + ("body",)
         if doc.styles.get(body_path) == ">":
             self.error(doc, body_path, "write the body as a literal block (body: |), not a folded one (>): line breaks matter for positions")
+            self.unparsed.add(name)
             return None
         try:
             body = parse_procedure(data["body"], origin_for(doc, body_path), self.limits)
         except RulesetError as error:
             self.diagnostics.extend(error.diagnostics)
+            self.unparsed.add(name)
             return None
         return Procedure(
             name, data["title"], data["rule"], data.get("description", ""), tuple(inputs), tuple(choices), body, pos_of(doc, path, at_key=True),
@@ -675,6 +719,7 @@ class _AxisSite:
     doc: LoadedYaml
     what: str  # "rows" or "columns", the start of each message
     at_key: bool
+    declared_odds: bool = False  # the columns say `odds: true`: every heading must be odds
 
     def error(self, path: tuple, message: str) -> None:
         self.builder.error(self.doc, path, f"{self.what}: {message}", at_key=self.at_key)
@@ -683,15 +728,25 @@ class _AxisSite:
         """Numeric headings: no gap, overlap or misplaced open end between neighbours; none runs backwards."""
         numeric_paths = [p for h, p in zip(axis.headings, label_paths) if h.numeric]
         numeric = [h for h in axis.headings if h.numeric]
-        for index, problem in coverage_problems(numeric):
-            self.error(numeric_paths[index], problem)
-        for heading, path in zip(numeric, numeric_paths):
-            if heading.low is not None and heading.high is not None and heading.low > heading.high:
-                self.error(path, f"heading {heading.label!r} runs backwards")
+        backwards = [h.low is not None and h.high is not None and h.low > h.high for h in numeric]
+        odds_like = self.what == "columns" and (any(h.ratio is not None for h in axis.headings) or any(backwards))
+        # Printed odds read as ranges ("2-1", "3-1"): each gets its "did you mean 2:1?", not a gap or overlap besides.
+        spans = [(h, p) for h, p, b in zip(numeric, numeric_paths, backwards) if not (odds_like and b)]
+        for index, problem in coverage_problems([h for h, _ in spans]):
+            self.error(spans[index][1], problem)
+        for heading, path, backward in zip(numeric, numeric_paths, backwards):
+            if backward:
+                hint = f" ({_odds_hint(heading.label)})" if odds_like and _PRINTED_ODDS.fullmatch(heading.label.strip()) else ""
+                self.error(path, f"heading {heading.label!r} runs backwards{hint}")
 
     def check_odds(self, axis: Axis, label_paths: list[tuple]) -> None:
-        """Odds columns: rising, open upwards only at the end and downwards only at the start."""
+        """Odds columns: rising, open upwards only at the end and downwards only at the start; among them no
+        heading that a ratio lookup can never read (a number, or a category that names odds, "less than 1:1")."""
         odds = [(h.ratio, h, p) for h, p in zip(axis.headings, label_paths) if h.ratio is not None]
+        if self.declared_odds and not odds:
+            self.error(label_paths[0], f"odds: true, but no heading is odds such as \"3:1\" or \"3-1\" (the first is {axis.headings[0].label!r})")
+        if odds:
+            self._check_only_odds(axis, label_paths)
         for index, (ratio, heading, path) in enumerate(odds):
             if index and ratio <= odds[index - 1][0]:
                 self.error(path, f"odds column {heading.label!r} must be higher than {odds[index - 1][1].label!r} before it")
@@ -699,6 +754,26 @@ class _AxisSite:
                 self.error(path, f"only the last odds column may be open upwards ({heading.label!r})")
             if heading.ratio_open == "down" and index != 0:
                 self.error(path, f"only the first odds column may be open downwards ({heading.label!r})")
+
+    def _check_only_odds(self, axis: Axis, label_paths: list[tuple]) -> None:
+        """Among odds columns, a number, a heading that names odds ("less than 1:1") or any heading where the columns
+        say odds: true is certainly a mistake: a ratio lookup never reads it.  (Another category may be read by a
+        category key: the lint pass warns.)"""
+        for heading, path in zip(axis.headings, label_paths):
+            backwards = heading.low is not None and heading.high is not None and heading.low > heading.high
+            if heading.ratio is None and not backwards and (heading.numeric or _NAMES_ODDS.search(heading.label) or self.declared_odds):
+                self.error(path, f"heading {heading.label!r} is not odds, among odds columns: a ratio(...) lookup never reads it; "
+                                 + _odds_hint(heading.label))
+
+    def check_below(self, axis: Axis, axis_path: tuple) -> None:
+        """``below:`` only on odds columns whose first column is not open downwards (it would never apply)."""
+        if axis.below is None:
+            return
+        odds = [h for h in axis.headings if h.ratio is not None]
+        if not odds:
+            self.error(axis_path + ("below",), "below: says what odds below the first column read, but these columns are not odds")
+        elif odds[0].ratio_open == "down":
+            self.error(axis_path + ("below",), f"below: never applies: the first column {odds[0].label!r} is open downwards and holds every lower odds")
 
     def check_categories(self, axis: Axis, label_paths: list[tuple]) -> None:
         """No category under two headings."""
@@ -773,6 +848,20 @@ class _CellReader:
             self.doc, path, f"cell {_show(text)} of table '{self.table}': '{token[:40]}' is not a declared result code (codes: {declared})"
             + (", a number" if "number" in results else "") + (", or die faces such as 2,3,4" if "rolls" in results else ""))
         return False
+
+
+def _positions(section: dict[str, Located]) -> Any:
+    """Where each entry of a section is declared (its key), by name."""
+    return frozen_mapping({name: pos_of(item.doc, item.path, at_key=True) for name, item in section.items()})
+
+
+def _odds_hint(label: str) -> str:
+    """What to write instead of a heading that is not odds among odds columns."""
+    printed = _PRINTED_ODDS.fullmatch(label.strip())
+    if printed:
+        odds = f"{printed[1]}:{printed[2]}{printed[3]}"
+        return f"did you mean {odds}? odds are written {odds}, or say `odds: true` on the columns to read printed {label.strip()!r} as odds"
+    return "for odds below the first column say `below: RESULT` (or clamp, off_table) on the columns, or open the first column (\"1:2-\")"
 
 
 def _listing(names, shown: int = 12) -> str:

@@ -714,7 +714,8 @@ class Checker:
     def _expr_Resolve(self, expr: syntax.Resolve, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         callee = self.ruleset.procedures.get(expr.procedure)
         if callee is None:
-            self.error(expr.pos, f"unknown procedure '{expr.procedure}'{_did_you_mean(expr.procedure, self.ruleset.procedures)}")
+            if expr.procedure not in self.ruleset.unparsed:  # a body that did not parse is reported there, once
+                self.error(expr.pos, f"unknown procedure '{expr.procedure}'{_did_you_mean(expr.procedure, self.ruleset.procedures)}")
             return _invalid(expr), ANY
         if context.hoist is None:
             self.error(expr.pos, f"a procedure cannot be resolved here: {context.no_dice_reason.replace('roll', 'resolve it')}")

@@ -87,6 +87,7 @@ def build_parser(command_line: CommandLine | None = None, command: str | None = 
 
 def _check_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("rulesets", nargs="*", metavar="RULESET", help="a path or a bundled name")
+    check.add_argument("--strict", action="store_true", help="treat the lint warnings (file:line:column: warning: ...) as errors")
     _add_format_options(check, ("text", "json", "github", "junit"))
 
 

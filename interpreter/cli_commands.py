@@ -42,6 +42,7 @@ from .errors import RulesetError, UsageError
 
 def check_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from . import results
+    from .errors import format_diagnostic
     from .render import text_check_entry
     from .reporters import Timings, github_check, junit_check
     from .resources import bundled_names
@@ -57,6 +58,8 @@ def check_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
         if output == "text":
             if error is not None:
                 print(error.format(), file=stderr)
+            for warning in entry.get("warnings", ()):
+                print(format_diagnostic(warning["file"], warning["line"], warning["column"], warning["message"], warning["line_text"]), file=stderr)
             print(text_check_entry(entry), file=stderr if error is not None else stdout)
     document = results.check_report(entries)
     if output == "json":
@@ -75,6 +78,7 @@ def _check_one(name: str, command_line: CommandLine, args: argparse.Namespace) -
     from . import results
     from .aid import aid_problems
     from .checked_file import RULESET, check_file, file_kind
+    from .lint import as_errors, lint
     from .loader import load_ruleset
 
     kind = RULESET
@@ -86,11 +90,17 @@ def _check_one(name: str, command_line: CommandLine, args: argparse.Namespace) -
         problems = aid_problems(ruleset)
         if problems:
             raise RulesetError(problems)
+        warnings = lint(ruleset)
+        if warnings and getattr(args, "strict", False):
+            raise RulesetError(as_errors(warnings))
     except UsageError as error:
         raise command_line.error(command_line.find(name), error.diagnostics[0].message) from None
     except RulesetError as error:
         return results.check_failed(name, error.diagnostics, None if kind == RULESET else kind), error
-    return results.check_passed(ruleset.model, name), None
+    entry = results.check_passed(ruleset.model, name)
+    if warnings:  # the lint pass's: the ruleset passes, and each is printed as file:line:column: warning: ...
+        entry["warnings"] = [results.diagnostic(d, "warning") for d in warnings]
+    return entry, None
 
 
 def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
@@ -115,10 +125,12 @@ def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
             result = run_example(ruleset, example, budget=budget)
             example_seconds.append(time.perf_counter() - started)
             entry = results.example_result(ruleset.model, result)
+            if result.warnings:  # odds that leave truncated mass: the example passes, and says so
+                entry["warnings"] = [results.diagnostic(d, "warning") for d in result.warnings]
             examples.append(entry)
             if output == "text":
                 print(text_example(entry), file=stdout)
-                for problem in entry["problems"]:
+                for problem in entry["problems"] + entry.get("warnings", []):
                     print(text_diagnostic(problem), file=stderr)
     document = results.test_report(examples, load_failures)
     if output == "text":

@@ -47,6 +47,8 @@ class ExampleResult:
 
     example: Example
     problems: tuple[Diagnostic, ...]
+    # What passed but may not mean what it seems: odds that leave truncated mass ("warning: ...", at the example's odds).
+    warnings: tuple[Diagnostic, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -78,7 +80,8 @@ def run_example(ruleset: CompiledRuleset, example: Example, limits: Limits | Non
         budget.check_clock(example.pos)  # time shared: an example starting after the deadline stops here
     except TimeoutExceeded:
         raise _ran_out(example, budget, ()) from None
-    return ExampleResult(example, tuple(_checked(ruleset, example, inputs, choices, budget)))
+    warnings: list[Diagnostic] = []
+    return ExampleResult(example, tuple(_checked(ruleset, example, inputs, choices, budget, warnings)), tuple(warnings))
 
 
 def _written_at(problem: BindingProblem) -> str:
@@ -89,8 +92,9 @@ def _written_at(problem: BindingProblem) -> str:
     return f"{part}.{problem.name}.key" if problem.kind in (UNKNOWN_INPUT, UNKNOWN_CHOICE) else f"{part}.{problem.name}"
 
 
-def _checked(ruleset: CompiledRuleset, example: Example, inputs: dict, choices: dict, budget: Budget) -> list[Diagnostic]:
-    """What the example expects (a play, a violation, odds) against what the procedure does."""
+def _checked(ruleset: CompiledRuleset, example: Example, inputs: dict, choices: dict, budget: Budget,
+             warnings: list[Diagnostic]) -> list[Diagnostic]:
+    """What the example expects (a play, a violation, odds) against what the procedure does; warnings go to ``warnings``."""
     data = example.data
     problems: list[Diagnostic] = []
     try:
@@ -99,7 +103,7 @@ def _checked(ruleset: CompiledRuleset, example: Example, inputs: dict, choices: 
             problems.extend(_check_play(ruleset, example, inputs, choices, budget))
         if "odds" in data:
             budget.start_play()
-            problems.extend(_check_odds(ruleset, example, inputs, choices, budget))
+            problems.extend(_check_odds(ruleset, example, inputs, choices, budget, warnings))
     except TimeoutExceeded as error:  # the command's time is up: it stops here, saying where
         raise _ran_out(example, budget, error.diagnostics) from None
     except (LimitExceeded, RulesetError) as error:  # the procedure failed: this example fails, the others still run
@@ -148,8 +152,15 @@ def _check_play(ruleset: CompiledRuleset, example: Example, inputs: dict, choice
     return problems
 
 
-def _check_odds(ruleset: CompiledRuleset, example: Example, inputs: dict, choices: dict, budget: Budget) -> list[Diagnostic]:
+def _check_odds(ruleset: CompiledRuleset, example: Example, inputs: dict, choices: dict, budget: Budget,
+                warnings: list[Diagnostic]) -> list[Diagnostic]:
     distribution = odds(ruleset, example.procedure, inputs, choices=choices, budget=budget)
+    if distribution.truncated:
+        # the probabilities checked are of what was computed: a truncated remainder could hold any outcome
+        warnings.append(example.where("odds").diagnostic(
+            f"warning: these odds leave {shown_value(distribution.truncated)} ({float(distribution.truncated):.3g}) of the probability "
+            "truncated (a loop's limit): the probabilities checked are of what was computed, not of every play"
+        ))
     problems = []
     for index, item in enumerate(example.data["odds"]):
         wanted = probability(item["probability"])

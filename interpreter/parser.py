@@ -134,6 +134,9 @@ def _syntax_error(error: UnexpectedInput, origin: TextOrigin, parser: Lark, text
     expected = sorted({_describe_terminal(n, parser) for n in (getattr(error, "expected", None) or ())})
     expected_text = f"; expected {', '.join(expected)}" if expected and len(expected) <= 12 else ""
     if isinstance(error, UnexpectedToken):
+        hint = _slip_hint(error, text)
+        if hint is not None:
+            return RulesetError(origin.pos(hint[0], hint[1]).diagnostic(hint[2]))
         if error.token.type == "$END":
             message = f"unexpected end of procedure{expected_text}"
         elif error.token.type == "DICE" and "NAME" in (error.expected or ()):
@@ -154,6 +157,42 @@ def _syntax_error(error: UnexpectedInput, origin: TextOrigin, parser: Lark, text
         line, column = _last_token_end(text)
     pos = origin.pos(line, column)
     return RulesetError(pos.diagnostic(message))
+
+
+# Statements that open a block closed by `end`, as the parser names their first token.
+_OPENERS = {"IF": "if", "FOR": "for", "WHILE": "while"}
+
+
+def _slip_hint(error: UnexpectedToken, text: str) -> tuple[int, int, str] | None:
+    """A common slip behind a syntax error, as (line, column, message) where the slip is; None for any other error.
+
+    ``=`` for ``==`` in a condition; a bare assignment without ``let`` or ``set``; ``else if`` for ``elif``;
+    a block never closed with ``end``, reported at the statement that opened it, not at the end of the text.
+    """
+    token, expected = error.token, set(error.expected or ())
+    line, column = token.line or 1, token.column or 1
+    if token.type == "EQUAL" and "COMP_OP" in expected:
+        return line, column, "syntax error: unexpected '=': to compare, write == (a single = only follows let NAME, set NAME, or a field or argument name)"
+    if token.type == "NAME" and "LET" in expected and re.match(r"[ \t]*=(?!=)", text[token.end_pos:]):
+        return line, column, (f"syntax error: unexpected '{token}': a statement starts with a keyword; write `let {token} = ...` "
+                              f"for a new name, or `set {token} = ...` to change one")
+    if token.type != "$END" or "END" not in expected:
+        return None
+    return _unclosed_hint(error, text)
+
+
+def _unclosed_hint(error: UnexpectedToken, text: str) -> tuple[int, int, str] | None:
+    """The text ended inside a block: where the innermost block still open starts (an `else if` is named as such)."""
+    stack = getattr(getattr(error.interactive_parser, "parser_state", None), "value_stack", ())
+    opened = [item for item in stack if isinstance(item, Token) and item.type in (*_OPENERS, "ELSE")]
+    for item in reversed(opened):
+        line, column = item.line or 1, item.column or 1
+        if item.type == "ELSE" and re.match(r"[ \t]*if\b", text[item.end_pos:]):
+            return line, column, ("syntax error: `else if` opens a second `if` inside the `else`, which needs an `end` of its own: "
+                                  "write `elif CONDITION then` instead")
+        if item.type in _OPENERS:
+            return line, column, f"unexpected end of procedure: this `{_OPENERS[item.type]}` is never closed with `end`"
+    return None
 
 
 def _line_column(text: str, index: int) -> tuple[int, int]:

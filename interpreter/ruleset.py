@@ -245,3 +245,8 @@ class Ruleset:
     notes: tuple[Note, ...] = ()
     examples: tuple[Example, ...] = ()
     aids: tuple[Aid, ...] = ()
+    # Where each named type is declared (types hold no position of their own), for the lint pass's warnings.
+    type_positions: Mapping[str, syntax.Pos] = field(default_factory=frozen_mapping)
+    # Procedures declared but whose body did not parse (the syntax error is reported once, at the body;
+    # a call to one is not "unknown" besides).  Only a ruleset that fails to load has any.
+    unparsed: frozenset[str] = frozenset()

@@ -11,7 +11,7 @@ Nothing here knows any game: every number comes from the YAML.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
 from typing import Any
@@ -59,15 +59,20 @@ def parse_numeric_label(label: str, limits: LoadLimits) -> tuple[int | None, int
     return None
 
 
-_RATIO = r"^([0-9]+)\s*:\s*([0-9]+)\s*(\+|\(\+\)|or more|-|\(-\)|or less)?$"
+_RATIO_END = r"\s*(\+|\(\+\)|or more|-|\(-\)|or less)?$"
+_RATIO = r"^([0-9]+)\s*:\s*([0-9]+)" + _RATIO_END
+# Odds as a printed Avalon Hill table writes them, "3-1", "1-2", "6-1+": read as odds only where the
+# columns say they are odds (``odds: true``); elsewhere "2-1" is a range that runs backwards.
+_PRINTED_RATIO = r"^([0-9]+)\s*(?::|-|–|—)\s*([0-9]+)" + _RATIO_END
 
 
-def parse_ratio_label(label: str, limits: LoadLimits) -> tuple[Fraction, str | None] | None:
+def parse_ratio_label(label: str, limits: LoadLimits, *, printed_dash: bool = False) -> tuple[Fraction, str | None] | None:
     """``"3:1"`` -> (3, None); ``"6:1+"`` -> (6, "up"); ``"1:3-"`` -> (1/3, "down").
 
+    With ``printed_dash`` (columns declared as odds) ``"3-1"`` reads as 3:1 too.
     Raises OverLimit for a number past ``limits.max_int_bits``.
     """
-    match = re.fullmatch(_RATIO, label.strip(), re.IGNORECASE)
+    match = re.fullmatch(_PRINTED_RATIO if printed_dash else _RATIO, label.strip(), re.IGNORECASE)
     if not match:
         return None
     attack, defense = limits.integer(match.group(1)), limits.integer(match.group(2))
@@ -121,6 +126,8 @@ class Heading:
     otherwise: bool = False
     ratio: Fraction | None = None  # an odds column: attacker to defender
     ratio_open: str | None = None  # "up" (6:1+) or "down" (1:3-)
+    # Where the heading is written (a Pos), for the lint pass's warnings; not part of what the heading means.
+    pos: Any = field(default=None, compare=False, repr=False)
 
     def holds_number(self, key: int) -> bool:
         return self.numeric and (self.low is None or key >= self.low) and (self.high is None or key <= self.high)
@@ -129,14 +136,35 @@ class Heading:
         return not self.numeric and self.ratio is None and key.casefold() in self.members
 
 
+# What odds below an odds table's first column read (``below:`` on the columns).  Without it the
+# edge decides, as it always has: clamp reads the first column, error is off the table.
+BELOW_OFF_TABLE = "off_table"
+BELOW_CLAMP = "clamp"
+BELOW_RESULT = "result"  # a named result, such as AE: a column of its own left of the first
+# The index of the ``below:`` result's column, left of the first: a shift of +1 from it reads the first column.
+BELOW_INDEX = -1
+
+
 @dataclass(frozen=True)
 class Axis:
-    """A table's rows or columns: the headings, the dice that roll them (if any) and what happens off the edge."""
+    """A table's rows or columns: the headings, the dice that roll them (if any) and what happens off the edge.
+
+    ``below`` says what odds below the first odds column read (None: the edge decides); with
+    ``BELOW_RESULT`` every such lookup reads ``below_value`` (``below_label`` as printed).
+    """
 
     name: str
     headings: tuple[Heading, ...]
     edge: str  # "clamp" or "error"
     dice: str | None = None
+    below: str | None = None
+    below_value: Any = None
+    below_label: str = ""
+
+    def below_heading(self) -> Heading:
+        """The column a ``below:`` result stands in, for the trace: "below 1:2"."""
+        first = next((h.label for h in self.headings if h.ratio is not None), "")
+        return Heading(f"below {first}")
 
     def labels(self) -> list[str]:
         return [h.label for h in self.headings]
@@ -216,16 +244,25 @@ def _place_ratio(axis: Axis, ratios: list[tuple[int, Heading]], key: Fraction, w
     first_index, first = ratios[0]
     if first.ratio_open == "down":
         return Placement(first_index)
-    if axis.edge != "clamp":
+    if axis.below == BELOW_RESULT:
+        return Placement(BELOW_INDEX, clamped_from=show_ratio(key))
+    if axis.below == BELOW_OFF_TABLE or (axis.below is None and axis.edge != "clamp"):
         raise OffTable(f"odds of {show_ratio(key)} are off the table: {what} {axis.name!r} starts at {first.label} and does not clamp")
     return Placement(first_index, clamped_from=show_ratio(key))
 
 
 def shift(axis: Axis, placement: Placement, columns: int) -> Placement:
-    """Move ``columns`` headings right (positive) or left, at the edge clamping or failing."""
+    """Move ``columns`` headings right (positive) or left, at the edge clamping or failing.
+
+    Where odds below the first column read a named result (``below:``), that result is a column
+    of its own left of the first: a shift left from the first column reaches it, and nothing
+    lies beyond it (a shift further left stays there).
+    """
     if columns == 0:
         return placement
     target = placement.index + columns
+    if axis.below == BELOW_RESULT and target < 0:
+        return Placement(BELOW_INDEX, placement.clamped_from or f"shift {columns:+d}")
     last = len(axis.headings) - 1
     if 0 <= target <= last:
         return Placement(target, placement.clamped_from)
@@ -256,6 +293,8 @@ class Table:
     provenance: tuple[tuple[str, ...], ...] = ()
     # Result codes as printed and what they mean (for a player aid's legend).
     codes: tuple[tuple[str, str], ...] = ()
+    # Where the table is declared (a Pos of its name), for the lint pass's warnings.
+    pos: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -277,18 +316,24 @@ def lookup(table: Table, row_key: Any, column_key: Any = None, column_shift: int
         return LookupResult(
             table.cells[row.index][0], table.rows.headings[row.index], None, row.clamped_from, None, None, _provenance(table, row.index, 0)
         )
-    column = place(table.columns, column_key, "column")
-    before = table.columns.headings[column.index]
-    shifted = shift(table.columns, column, column_shift)
+    columns = table.columns
+    column = place(columns, column_key, "column")
+    before = _column_heading(columns, column.index)
+    shifted = shift(columns, column, column_shift)
+    below = shifted.index == BELOW_INDEX
     return LookupResult(
-        table.cells[row.index][shifted.index],
+        columns.below_value if below else table.cells[row.index][shifted.index],
         table.rows.headings[row.index],
-        table.columns.headings[shifted.index],
+        _column_heading(columns, shifted.index),
         row.clamped_from,
         before if shifted.index != column.index else None,
         shifted.clamped_from,
-        _provenance(table, row.index, shifted.index),
+        "" if below else _provenance(table, row.index, shifted.index),
     )
+
+
+def _column_heading(columns: Axis, index: int) -> Heading:
+    return columns.below_heading() if index == BELOW_INDEX else columns.headings[index]
 
 
 def _provenance(table: Table, row: int, column: int) -> str:

@@ -5,6 +5,10 @@ Each file starts with one or more lines
 
     # expect: LINE:COLUMN: FRAGMENT
 
+A file whose every FRAGMENT starts ``warning:`` is a lint case instead: it
+loads, the lint pass (interpreter/lint.py) gives exactly those warnings,
+``check`` prints them and passes, and ``check --strict`` fails on them.
+
 (1-based, counted by hand in the file itself; FRAGMENT is part of the
 message).  Loading the file must raise RulesetError whose diagnostics hold
 every expectation, and no others: ``check`` reports every error, not just the
@@ -52,11 +56,18 @@ def file_line(path: Path, line: int) -> str:
     return path.read_bytes().decode("utf-8", errors="replace").splitlines()[line - 1]
 
 
+def is_lint_case(path: Path) -> bool:
+    return all(fragment.startswith("warning:") for _, _, fragment in expectations(path))
+
+
 def cases(bugs: dict[str, str]) -> list:
     return [
         pytest.param(path, id=path.stem, marks=[pytest.mark.xfail(strict=True, reason=bugs[path.name])] if path.name in bugs else [])
-        for path in CASES
+        for path in CASES if not is_lint_case(path)
     ]
+
+
+LINT_CASES = [pytest.param(path, id=path.stem) for path in CASES if is_lint_case(path)]
 
 
 def show(diagnostics) -> str:
@@ -113,4 +124,38 @@ def test_check_command_prints_position_line_and_caret(path: Path, monkeypatch):
     assert caret == " " * (4 + column - 1) + "^"
     for other_line, other_column, other_fragment in expectations(path):
         assert f"{path.name}:{other_line}:{other_column}: " in err
+    assert re.search(rf"^FAIL {re.escape(path.name)}: \d+ errors?$", err, re.MULTILINE), err
+
+
+@pytest.mark.parametrize("path", LINT_CASES)
+def test_lint_reports_exactly_the_expected_warnings(path: Path):
+    from interpreter.lint import lint
+
+    expected = expectations(path)
+    warnings = lint(load_ruleset(path))  # loads: a warning never refuses a ruleset
+    for line, column, fragment in expected:
+        assert any(d.line == line and d.column == column and fragment in d.message for d in warnings), (
+            f"expected {line}:{column}: ...{fragment}... among\n{show(warnings)}"
+        )
+    assert len(warnings) == len(expected), f"expected {len(expected)} warnings, got\n{show(warnings)}"
+    for d in warnings:
+        assert d.line_text == file_line(path, d.line)
+
+
+@pytest.mark.parametrize("path", LINT_CASES)
+def test_check_prints_warnings_and_strict_fails_on_them(path: Path, monkeypatch):
+    monkeypatch.chdir(BAD)
+    line, column, fragment = min(expectations(path))
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert main(["check", path.name], stdout=stdout, stderr=stderr) == 0, stderr.getvalue()
+    head, shown, caret = stderr.getvalue().splitlines()[:3]
+    assert head.startswith(f"{path.name}:{line}:{column}: warning: ") and fragment in head
+    assert shown == "    " + file_line(path, line).replace("\t", " ")
+    assert caret == " " * (4 + column - 1) + "^"
+    assert stdout.getvalue().startswith("ok ")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert main(["check", "--strict", path.name], stdout=stdout, stderr=stderr) == 1
+    err = stderr.getvalue()
+    assert "Traceback" not in err and stdout.getvalue() == ""
+    assert err.splitlines()[0] == head.replace(": warning: ", ": ", 1)
     assert re.search(rf"^FAIL {re.escape(path.name)}: \d+ errors?$", err, re.MULTILINE), err

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..tables import OffTable, Table
+from ..tables import BELOW_RESULT, OffTable, Table
 from ..tables import lookup as table_lookup
 
 
@@ -65,6 +65,8 @@ def rows_by_key(table: Table, keys: tuple[int, int]) -> tuple[Any, ...] | None:
     low, high = keys
     if high > 4096 or low < 0 or any(h.ratio is not None for h in table.rows.headings):
         return None
+    if table.columns is not None and table.columns.below == BELOW_RESULT:
+        return None  # odds below the first column read a result outside the cells: the general lookup finds it
     from ..tables import place
 
     by_key: list[Any] = [None] * (high + 1)
