@@ -195,7 +195,19 @@ def _table_changes(old: Table, new: Table) -> list[Change]:
     found.extend(_table_cell_changes(old, new, old_columns, new_columns))
     if old.rows.edge != new.rows.edge or (old.columns and new.columns and old.columns.edge != new.columns.edge):
         found.append(Change("changed", ("tables", old.name, "edges"), _edges(old), _edges(new), f"table {old.name}: edge behaviour changed"))
+    old_below, new_below = _below(old), _below(new)
+    if old_below != new_below:
+        found.append(Change("changed", ("tables", old.name, "columns", "below"), old_below, new_below,
+                            f"table {old.name}: odds below the first column: {old_below or 'as the edge says'} -> {new_below or 'as the edge says'}"))
     return found
+
+
+def _below(table: Table) -> str | None:
+    """What odds below the first column read (``below:``), as written: off_table, clamp or the result's label."""
+    columns = table.columns
+    if columns is None or columns.below is None:
+        return None
+    return columns.below_label if columns.below == "result" else columns.below
 
 
 def _table_heading_changes(old: Table, new: Table, old_columns: list[str], new_columns: list[str]) -> list[Change]:

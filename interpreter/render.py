@@ -131,6 +131,11 @@ def text_table(doc: dict) -> str:
     edges = f"rows {doc['rows']['edge']}" + (f", columns {columns['edge']}" if columns else "")
     lines.append("")
     lines.append(f"off the edge: {edges}")
+    below = (columns or {}).get("below")
+    if below is not None:
+        first = columns["headings"][0] if columns["headings"] else ""
+        shown = {"off_table": "off the table", "clamp": f"the {first} column"}.get(below, below)
+        lines.append(f"odds below {first}: {shown}")
     if doc["fields"]:
         lines.append("cells are records: code, " + ", ".join(doc["fields"]))
     return "\n".join(lines)

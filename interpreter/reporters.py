@@ -50,7 +50,10 @@ def github_annotation(d: dict, title: str, level: str = "error") -> str:
         f"{key}={_escape_property(str(value))}"
         for key, value in (("file", d["file"]), ("line", d["line"]), ("col", d["column"]), ("title", title))
     )
-    return f"::{level} {properties}::{_escape_data(d['message'])}"
+    message = d["message"]
+    if level == "warning" and message.startswith("warning: "):  # the annotation's level says it already
+        message = message[len("warning: "):]
+    return f"::{level} {properties}::{_escape_data(message)}"
 
 
 def github_check(doc: dict) -> str:
@@ -58,6 +61,8 @@ def github_check(doc: dict) -> str:
     for entry in doc["rulesets"]:
         for d in entry["diagnostics"]:
             lines.append(github_annotation(d, f"wartable check {entry['given']}"))
+        for d in entry.get("warnings", ()):  # the lint's warnings: shown in the pull request, not failing it
+            lines.append(github_annotation(d, f"wartable check {entry['given']}", level="warning"))
     failed = sum(1 for e in doc["rulesets"] if not e["ok"])
     lines.append(f"wartable check: {len(doc['rulesets'])} rulesets, {failed} failed")
     return "\n".join(lines)
@@ -71,6 +76,8 @@ def github_test(doc: dict) -> str:
     for example in doc["examples"]:
         for d in example["problems"]:
             lines.append(github_annotation(d, f"wartable test {example['ruleset']}: {example['name']}"))
+        for d in example.get("warnings", ()):
+            lines.append(github_annotation(d, f"wartable test {example['ruleset']}: {example['name']}", level="warning"))
     summary = f"wartable test: {doc['passed']} passed, {doc['failed']} failed"
     if doc.get("load_failures"):
         summary += f", {_count(len(doc['load_failures']), 'ruleset')} not loaded"

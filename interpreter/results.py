@@ -331,7 +331,11 @@ def listing(ruleset: CompiledRuleset) -> dict:
 
 
 def axis_doc(axis: Any) -> dict:
-    return {"name": axis.name, "headings": axis.labels(), "edge": axis.edge, "dice": axis.dice}
+    doc = {"name": axis.name, "headings": axis.labels(), "edge": axis.edge, "dice": axis.dice}
+    below = getattr(axis, "below", None)
+    if below is not None:  # what odds below the first column read: off_table, clamp, or a named result
+        doc["below"] = axis.below_label if below == "result" else below
+    return doc
 
 
 def table_doc(table: Table, *, provenance: bool = False) -> dict:

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.cli import main
-from interpreter.resources import bundled_names, bundled_ruleset
+from interpreter.resources import bundled_names, bundled_ruleset, data_dir
 
 REPO = Path(__file__).resolve().parent.parent
 SEED_ROWS = [
@@ -90,7 +90,7 @@ def test_run_scripted_die_not_listed_is_not_intercepted():
 
 def test_run_json_document():
     document = run_json(["run", "eto", "interception", "--set", "zones=7", "--dice", "4"])
-    assert set(document) == {"ruleset", "procedure", "inputs", "seed", "dice", "outcome", "trace", "unused_dice", "illustrative_tables"}
+    assert set(document) == {"ruleset", "procedure", "inputs", "seed", "dice", "outcome", "trace", "unused_dice", "illustrative_tables", "readings"}
     assert document["unused_dice"] == 0  # one scripted die, one roll
     assert document["ruleset"] == "eto"
     assert document["procedure"] == "interception"
@@ -468,9 +468,11 @@ def test_console_script_shows_a_procedures_generated_code_under_its_ruleset_line
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("def y0_"), done.stdout[:200]  # the play function only
     assert "\ndef e0_" not in done.stdout and "\ndef m0_" not in done.stdout
-    # eto.yaml line 129 rolls the die; its comment stands above the code that rolls it
+    # the eto.yaml line that rolls the die: its comment stands above the code that rolls it
+    eto = (data_dir("rulesdata") / "eto.yaml").read_text(encoding="utf-8").splitlines()
+    rolls = next(number for number, line in enumerate(eto, 1) if line.strip() == "let die = 1d6")
     lines = done.stdout.splitlines()
-    at = lines.index("    # 'eto.yaml:130  let die = 1d6'")
+    at = lines.index(f"    # 'eto.yaml:{rolls}  let die = 1d6'")
     assert "R(6)" in "\n".join(lines[at:at + 4])
     compile(done.stdout, "<shown>", "exec")  # what is shown is the Python that runs
 

@@ -175,3 +175,31 @@ def test_heading_mistakes_are_refused(tmp_path, text, fragment):
     with pytest.raises(RulesetError) as info:
         load(tmp_path, text)
     assert any(fragment in d.message for d in info.value.diagnostics), [d.message for d in info.value.diagnostics]
+
+
+def test_show_and_diff_say_what_odds_below_the_first_column_read(tmp_path):
+    base, variant = tmp_path / "base.yaml", tmp_path / "variant.yaml"
+    base.write_text(crt(below="AE"), encoding="utf-8")
+    variant.write_text(crt(below="off_table"), encoding="utf-8")
+    stdout = io.StringIO()
+    assert main(["show", str(base), "crt"], stdout=stdout, stderr=io.StringIO()) == 0
+    assert "odds below 1-2: AE" in stdout.getvalue().splitlines()
+    stdout = io.StringIO()
+    assert main(["diff", str(base), str(variant)], stdout=stdout, stderr=io.StringIO()) == 0
+    assert "  table crt: odds below the first column: AE -> off_table" in stdout.getvalue().splitlines()
+    stdout = io.StringIO()
+    assert main(["show", str(variant), "crt", "--json"], stdout=stdout, stderr=io.StringIO()) == 0
+    import json
+
+    assert json.loads(stdout.getvalue())["columns"]["below"] == "off_table"
+
+
+def test_lint_warnings_are_github_warning_annotations():
+    # tests/bad_rulesets/lint_unused_constant.yaml: constant mine_cost (line 8, column 3) is never used
+    stdout = io.StringIO()
+    path = Path(__file__).parent / "bad_rulesets" / "lint_unused_constant.yaml"
+    assert main(["check", str(path), "--format", "github"], stdout=stdout, stderr=io.StringIO()) == 0
+    (annotation, summary) = stdout.getvalue().splitlines()
+    assert annotation.startswith("::warning file=") and ",line=8,col=3," in annotation
+    assert annotation.endswith("::constant 'mine_cost' is never used")
+    assert summary == "wartable check: 1 rulesets, 0 failed"
