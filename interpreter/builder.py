@@ -385,7 +385,7 @@ class Builder:
             spec, path = spec["of"], path + ("of",)
         element = self._element_type(spec, doc, path)
         for outer in reversed(list_specs):
-            element = ListType(element, outer.get("max_items"), outer.get("order", "ordered") == "ordered")
+            element = ListType(element, outer.get("max_items"), outer.get("order", "ordered") == "ordered", outer.get("min_items", 0))
         return element
 
     def _element_type(self, spec: Any, doc: LoadedYaml, path: tuple) -> Type:
@@ -657,7 +657,7 @@ class Builder:
             value_pos = pos_of(item.doc, path + ("value",))
             entries.append(
                 ModifierEntry(
-                    entry_name, entry["label"], entry["value"], condition, entry["rule"], pos_of(item.doc, path, at_key=True),
+                    entry_name, entry["label"], entry["value"], condition, entry.get("rule", entry["label"]), pos_of(item.doc, path, at_key=True),
                     f"{value_pos.source.name}:{value_pos.line}",
                 )
             )

@@ -81,6 +81,8 @@ def _list(value: Any, expected: ListType, what: str) -> tuple[Any, ...]:
         raise CoercionError(f"{what} must be a list, not {_show(value)}")
     if expected.max_items is not None and len(value) > expected.max_items:
         raise CoercionError(f"{what} may hold at most {expected.max_items} items, not {len(value)}")
+    if len(value) < expected.min_items:
+        raise CoercionError(f"{what} must hold at least {expected.min_items} item{'s' if expected.min_items != 1 else ''}, not {len(value)}")
     items = tuple([_inside(item, expected.element, f"{what}[{index}]", index) for index, item in enumerate(value)])
     return items if expected.ordered else canonical(items)
 
@@ -141,6 +143,7 @@ def coercion_keeps(expected: Type, actual: Type) -> bool:
         return (
             isinstance(actual, ListType)
             and expected.max_items is None
+            and expected.min_items == 0
             and (expected.ordered or not actual.ordered)
             and coercion_keeps(expected.element, actual.element)
         )

@@ -91,7 +91,10 @@ def describe_type(doc: dict) -> str:
     if kind == "enum":
         return "enum(" + ", ".join(doc["values"]) + ")"
     if kind == "list":
-        return f"list of {describe_type(doc['of'])}"
+        low, high = doc.get("min_items", 0), doc.get("max_items")
+        size = (f", {low} to {high} items" if low and high is not None else f", at least {low} item{'s' if low != 1 else ''}" if low
+                else f", at most {high} items" if high is not None else "")
+        return f"list of {describe_type(doc['of'])}{size}"
     if kind == "record":
         return doc["record"]
     if kind == "ratio":

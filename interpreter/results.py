@@ -256,6 +256,8 @@ def type_doc(t: Type) -> dict:
         doc = {"type": "list", "of": type_doc(t.element)}
         if t.max_items is not None:
             doc["max_items"] = t.max_items
+        if t.min_items:
+            doc["min_items"] = t.min_items
         return doc
     if isinstance(t, RecordType):
         # "record", not "name": an input's, a field's and an alias's documents spread this one beside

@@ -447,6 +447,7 @@ class ListType(Type):
     # False: an order-free list (a fleet, a pool of dice), its values kept in canonical order
     # (see canonical) so that lists differing only in order are one value and merge
     ordered: bool = True
+    min_items: int = 0  # fewest elements (a fleet of at least one ship); checked where inputs are coerced
 
     def describe(self) -> str:
         return f"list of {self.element.describe()}" if self.ordered else f"order-free list of {self.element.describe()}"
