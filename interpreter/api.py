@@ -540,12 +540,18 @@ def monte_carlo(
     progress: Callable[[int, int], None] | None = None,
     limits: Limits | None = None,
     engine: str = "compiled",
+    jobs: int = 1,
 ) -> Sample:
-    """Resolve ``procedure`` ``trials`` times with one seeded stream of dice.
+    """Resolve ``procedure`` ``trials`` times, in seeded chunks of :data:`parallel.CHUNK_PLAYS` plays.
 
+    Chunk k draws from its own stream (:func:`parallel.chunk_seed`), so the counts are the
+    same whatever ``jobs`` is: ``jobs`` worker processes (forked; 1, the default, plays every
+    chunk in this process; ``parallel.default_jobs()`` is the machine's cores).
     Each play has the whole work budget to itself; the timeout holds for the whole run.
     Both engines draw the same dice from the same seed, so they count the same outcomes.
     """
+    from . import parallel
+
     check_callable(progress, "progress")
     fast = None
     if engine == "compiled" and choices is None and limits is None and type(ruleset) is CompiledRuleset:
@@ -553,6 +559,7 @@ def monte_carlo(
     if fast is not None:
         prepared, values, program = fast
         limits = DEFAULT_LIMITS
+        compiled = ruleset.compiled[procedure]
     else:
         compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
     if type(trials) is not int or trials < 1 or trials.bit_length() > 64:
@@ -560,31 +567,99 @@ def monte_carlo(
     if trials > limits.max_trials:
         raise breach(None, "max_trials", f"{trials:,} trials is more than {limits.max_trials:,}")
     seed = fresh_seed(SEED_BITS) if seed is None else _whole_number(seed, "the seed", low=0)
+    jobs = check_jobs(jobs)
+    job: _CompiledChunks | _ReferenceChunks
     if _engine(engine) == "compiled":
         if fast is None:
             program = ruleset.program(procedure)
             values = program.inputs_tuple(prepared)
-        keyed: dict = {}
-        program.sample(Run(ruleset, limits, None, _choices_dict(choices)), values, trials, random.Random(seed).random, keyed, progress)
-        return _made(Sample, ruleset=ruleset.name, procedure=procedure, inputs=prepared, seed=seed, trials=trials,
-                     counts=tuple(program.ordered(keyed)[0]), illustrative_tables=ruleset.illustrative_tables(procedure))
-    from .evaluator import Executor
+        job = _CompiledChunks(ruleset, program, values, limits, _choices_dict(choices), seed)
+    else:
+        job = _ReferenceChunks(ruleset, compiled, prepared, limits, _choices_dict(choices), seed)
+    here = job.start(None)
+    deadline = here.budget.deadline
+    found = parallel.run_chunks(job, trials, jobs, deadline=deadline, timed_out=lambda: here.budget.timed_out(compiled.body.pos),
+                                progress=progress, state=here)
+    return _made(Sample, ruleset=ruleset.name, procedure=procedure, inputs=prepared, seed=seed, trials=trials,
+                 counts=job.ordered(parallel.merge(found)), illustrative_tables=ruleset.illustrative_tables(procedure))
 
-    source = SeededDice(seed)
-    source.rolled = _Discard()
-    budget = Budget(limits)
-    executor = Executor(ruleset, dice=source, choices=_choices_dict(choices), trace=False, limits=limits, budget=budget)
-    counts: dict[OutcomeValue, int] = {}
-    step = max(trials // 100, 1)
-    run = executor.run_procedure
-    for trial in range(trials):
-        budget.start_play()
-        (outcome,) = run(compiled, prepared).weights
-        counts[outcome] = counts.get(outcome, 0) + 1
-        if progress is not None and trial % step == 0:
-            progress(trial, trials)
-    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0].name, repr(item[0].fields)))
-    return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(ordered), ruleset.illustrative_tables(procedure))
+
+def check_jobs(jobs: Any) -> int:
+    """``jobs``, checked: a whole number of worker processes from 1 to parallel.MAX_JOBS."""
+    from .parallel import MAX_JOBS
+
+    _whole_number(jobs, "jobs", low=1)
+    if jobs > MAX_JOBS:
+        raise _misuse(f"jobs is at most {MAX_JOBS} worker processes, not {jobs:,}")
+    return int(jobs)
+
+
+@dataclass(frozen=True)
+class _CompiledChunks:
+    """Chunks of plays of the compiled code (``parallel.ChunkJob``): one Run per process, its memos kept across chunks."""
+
+    ruleset: CompiledRuleset
+    program: Any
+    values: tuple
+    limits: Limits
+    choices: dict[str, str] | None
+    seed: int
+
+    def start(self, deadline: float | None) -> Run:
+        run = Run(self.ruleset, self.limits, None, self.choices)
+        if deadline is not None:
+            run.budget.deadline = deadline  # the parent's: one timeout for the whole command
+        return run
+
+    def chunk(self, state: Run, index: int, plays: int, progress: Callable[[int, int], None] | None) -> dict:
+        from .parallel import chunk_seed
+
+        keyed: dict = {}
+        self.program.sample(state, self.values, plays, random.Random(chunk_seed(self.seed, index)).random, keyed, progress)
+        return keyed
+
+    def ordered(self, keyed: dict) -> tuple:
+        return tuple(self.program.ordered(keyed)[0])
+
+
+@dataclass(frozen=True)
+class _ReferenceChunks:
+    """Chunks of plays of the tree-walking evaluator, drawing the dice the compiled code draws."""
+
+    ruleset: CompiledRuleset
+    compiled: ir.CompiledProcedure
+    prepared: dict[str, Any]
+    limits: Limits
+    choices: dict[str, str] | None
+    seed: int
+
+    def start(self, deadline: float | None) -> Run:
+        run = Run(self.ruleset, self.limits, None, self.choices)  # holds the process's budget
+        if deadline is not None:
+            run.budget.deadline = deadline
+        return run
+
+    def chunk(self, state: Run, index: int, plays: int, progress: Callable[[int, int], None] | None) -> dict:
+        from .evaluator import Executor
+        from .parallel import chunk_seed
+
+        source = SeededDice(chunk_seed(self.seed, index))
+        source.rolled = _Discard()
+        budget = state.budget
+        executor = Executor(self.ruleset, dice=source, choices=self.choices, trace=False, limits=self.limits, budget=budget)
+        counts: dict[OutcomeValue, int] = {}
+        step = max(plays // 100, 1)
+        run = executor.run_procedure
+        for trial in range(plays):
+            budget.start_play()
+            (outcome,) = run(self.compiled, self.prepared).weights
+            counts[outcome] = counts.get(outcome, 0) + 1
+            if progress is not None and trial % step == 0:
+                progress(trial, plays)
+        return counts
+
+    def ordered(self, counts: dict) -> tuple:
+        return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0].name, repr(item[0].fields))))
 
 
 class _Discard(list):

@@ -32,6 +32,7 @@ from .command_line import (
     parse_count,
     parse_dice,
     parse_digits,
+    parse_jobs,
     parse_seed,
     plural,
     procedure_named,
@@ -226,7 +227,7 @@ def run_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
     limits = limits_of(args, command_line)
     if args.n is not None:
         return _monte_carlo(call, args, command_line, seed, dice, stdout, stderr, limits)
-    for flag, value in (("--by", args.by), ("--digits", args.digits)):
+    for flag, value in (("--by", args.by), ("--digits", args.digits), ("--jobs", args.jobs)):
         if value is not None:
             raise command_line.error(command_line.find(value, flag), f"{flag} summarises many plays: give --n TRIALS too")
     try:
@@ -262,6 +263,7 @@ def _monte_carlo(
         raise command_line.error(index, f"--n: at most {limits.max_trials:,} trials in one run", offset_of(command_line, index, args.n))
     if dice is not None:
         raise command_line.error(command_line.find(args.dice, "--dice"), "--n draws its own dice: give --seed, not --dice")
+    jobs = parse_jobs(args.jobs, command_line)
     show_progress = trials >= 10_000 and stderr.isatty()
 
     def progress(done: int, total: int) -> None:
@@ -269,7 +271,7 @@ def _monte_carlo(
 
     try:
         sample = monte_carlo(call.ruleset, args.procedure, call.inputs, trials=trials, seed=seed, choices=call.choices,
-                             progress=progress if show_progress else None, limits=limits)
+                             progress=progress if show_progress else None, limits=limits, jobs=jobs)
     finally:  # a breach (the timeout) is printed on a clean line
         if show_progress:
             print("\r" + " " * 40 + "\r", end="", file=raw_stream(stderr))
@@ -426,7 +428,8 @@ def sweep_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
     output = output_format(args)
     _check_exact(args.exact, output, digits, command_line)
     try:
-        result = run_sweep(ruleset, args.procedure, dimensions, inputs, choices=choices, by=by, limits=limits_of(args, command_line))
+        result = run_sweep(ruleset, args.procedure, dimensions, inputs, choices=choices, by=by, limits=limits_of(args, command_line),
+                           jobs=parse_jobs(args.jobs, command_line))
     except SweepError as error:
         index = next((i for d, i in zip(dimensions, where) if error.message.startswith(d.name)), where[0])
         raise command_line.error(index, f"--over: {error.message}") from None

@@ -185,6 +185,19 @@ def offset_of(command_line: CommandLine, index: int | None, text: str) -> int:
     return command_line.offset_in(index, text) if index is not None else 0
 
 
+def parse_jobs(text: str | None, command_line: CommandLine) -> int:
+    """``--jobs J``: worker processes, 1 to parallel.MAX_JOBS; the machine's cores when not given."""
+    from .parallel import MAX_JOBS, default_jobs
+
+    if text is None:
+        return min(default_jobs(), MAX_JOBS)
+    jobs = parse_count(text, "--jobs", command_line, low=1)
+    if jobs > MAX_JOBS:
+        index = command_line.find(text, "--jobs")
+        raise command_line.error(index, f"--jobs: at most {MAX_JOBS} worker processes, not {jobs:,}", offset_of(command_line, index, text))
+    return jobs
+
+
 def parse_seed(text: str, command_line: CommandLine) -> int:
     return parse_count(text, "--seed", command_line, low=0)
 
