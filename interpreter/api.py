@@ -553,6 +553,23 @@ def monte_carlo(
     from . import parallel
 
     check_callable(progress, "progress")
+    if type(trials) is not int or trials < 1 or trials.bit_length() > 64:
+        _check_call_types(ruleset, procedure, inputs, choices)  # a wrong ruleset is named before the trials
+        _whole_number(trials, "trials", low=1)
+    jobs = check_jobs(jobs)
+    job, limits, compiled = sampling_job(ruleset, procedure, inputs, seed=seed, choices=choices, limits=limits, engine=engine)
+    if trials > limits.max_trials:
+        raise breach(None, "max_trials", f"{trials:,} trials is more than {limits.max_trials:,}")
+    here = job.start(None)
+    found = parallel.run_chunks(job, trials, jobs, deadline=here.budget.deadline, timed_out=lambda: here.budget.timed_out(compiled.body.pos),
+                                progress=progress, state=here)
+    return job.sample(parallel.merge(found), trials)
+
+
+def sampling_job(
+    ruleset: Any, procedure: Any, inputs: Any, *, seed: Any, choices: Any, limits: Any, engine: Any,
+) -> tuple[_CompiledChunks | _ReferenceChunks, Limits, ir.CompiledProcedure]:
+    """The arguments of a Monte Carlo run, checked, as a ``parallel.ChunkJob`` (its limits, the procedure)."""
     fast = None
     if engine == "compiled" and choices is None and limits is None and type(ruleset) is CompiledRuleset:
         fast = _plain_call(ruleset, procedure, inputs)  # the common call, checked in one pass
@@ -562,26 +579,13 @@ def monte_carlo(
         compiled = ruleset.compiled[procedure]
     else:
         compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
-    if type(trials) is not int or trials < 1 or trials.bit_length() > 64:
-        _whole_number(trials, "trials", low=1)
-    if trials > limits.max_trials:
-        raise breach(None, "max_trials", f"{trials:,} trials is more than {limits.max_trials:,}")
     seed = fresh_seed(SEED_BITS) if seed is None else _whole_number(seed, "the seed", low=0)
-    jobs = check_jobs(jobs)
-    job: _CompiledChunks | _ReferenceChunks
-    if _engine(engine) == "compiled":
-        if fast is None:
-            program = ruleset.program(procedure)
-            values = program.inputs_tuple(prepared)
-        job = _CompiledChunks(ruleset, program, values, limits, _choices_dict(choices), seed)
-    else:
-        job = _ReferenceChunks(ruleset, compiled, prepared, limits, _choices_dict(choices), seed)
-    here = job.start(None)
-    deadline = here.budget.deadline
-    found = parallel.run_chunks(job, trials, jobs, deadline=deadline, timed_out=lambda: here.budget.timed_out(compiled.body.pos),
-                                progress=progress, state=here)
-    return _made(Sample, ruleset=ruleset.name, procedure=procedure, inputs=prepared, seed=seed, trials=trials,
-                 counts=job.ordered(parallel.merge(found)), illustrative_tables=ruleset.illustrative_tables(procedure))
+    if _engine(engine) == "reference":
+        return _ReferenceChunks(ruleset, procedure, prepared, limits, _choices_dict(choices), seed, compiled), limits, compiled
+    if fast is None:
+        program = ruleset.program(procedure)
+        values = program.inputs_tuple(prepared)
+    return _CompiledChunks(ruleset, procedure, prepared, limits, _choices_dict(choices), seed, program, values), limits, compiled
 
 
 def check_jobs(jobs: Any) -> int:
@@ -595,12 +599,13 @@ def check_jobs(jobs: Any) -> int:
 
 
 @dataclass(frozen=True)
-class _CompiledChunks:
-    """Chunks of plays of the compiled code (``parallel.ChunkJob``): one Run per process, its memos kept across chunks."""
+class _Chunks:
+    """What both engines' chunks of plays share (``parallel.ChunkJob``): one Run per process (its budget, and
+    its memos kept across chunks), whose deadline is the caller's: one timeout for the whole command."""
 
     ruleset: CompiledRuleset
-    program: Any
-    values: tuple
+    procedure: str
+    prepared: dict[str, Any]
     limits: Limits
     choices: dict[str, str] | None
     seed: int
@@ -608,8 +613,24 @@ class _CompiledChunks:
     def start(self, deadline: float | None) -> Run:
         run = Run(self.ruleset, self.limits, None, self.choices)
         if deadline is not None:
-            run.budget.deadline = deadline  # the parent's: one timeout for the whole command
+            run.budget.deadline = deadline
         return run
+
+    def ordered(self, counts: dict) -> tuple:  # pragma: no cover - each engine orders its own counts
+        raise NotImplementedError
+
+    def sample(self, counts: dict, trials: int) -> Sample:
+        """The Sample of ``trials`` plays that counted ``counts`` (chunks merged)."""
+        return _made(Sample, ruleset=self.ruleset.name, procedure=self.procedure, inputs=self.prepared, seed=self.seed, trials=trials,
+                     counts=self.ordered(counts), illustrative_tables=self.ruleset.illustrative_tables(self.procedure))
+
+
+@dataclass(frozen=True)
+class _CompiledChunks(_Chunks):
+    """Chunks of plays of the compiled code, counted by outcome key."""
+
+    program: Any
+    values: tuple
 
     def chunk(self, state: Run, index: int, plays: int, progress: Callable[[int, int], None] | None) -> dict:
         from .parallel import chunk_seed
@@ -618,26 +639,15 @@ class _CompiledChunks:
         self.program.sample(state, self.values, plays, random.Random(chunk_seed(self.seed, index)).random, keyed, progress)
         return keyed
 
-    def ordered(self, keyed: dict) -> tuple:
-        return tuple(self.program.ordered(keyed)[0])
+    def ordered(self, counts: dict) -> tuple:
+        return tuple(self.program.ordered(counts)[0])
 
 
 @dataclass(frozen=True)
-class _ReferenceChunks:
+class _ReferenceChunks(_Chunks):
     """Chunks of plays of the tree-walking evaluator, drawing the dice the compiled code draws."""
 
-    ruleset: CompiledRuleset
     compiled: ir.CompiledProcedure
-    prepared: dict[str, Any]
-    limits: Limits
-    choices: dict[str, str] | None
-    seed: int
-
-    def start(self, deadline: float | None) -> Run:
-        run = Run(self.ruleset, self.limits, None, self.choices)  # holds the process's budget
-        if deadline is not None:
-            run.budget.deadline = deadline
-        return run
 
     def chunk(self, state: Run, index: int, plays: int, progress: Callable[[int, int], None] | None) -> dict:
         from .evaluator import Executor

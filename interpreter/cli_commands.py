@@ -33,6 +33,7 @@ from .command_line import (
     parse_dice,
     parse_digits,
     parse_jobs,
+    parse_se,
     parse_seed,
     plural,
     procedure_named,
@@ -286,18 +287,84 @@ def _monte_carlo(
 def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from .api import odds_by_choice
 
+    from .limits import LimitExceeded
+
     call = _call(args, command_line, stderr)
+    _check_auto_options(args, command_line)
+    if args.auto:
+        return _auto_odds(call, args, command_line, stdout, stderr)
     if args.what_if:
         return _what_if(call.ruleset, args, call.inputs, call.choices, command_line, stdout)
-    found = odds_by_choice(call.ruleset, args.procedure, call.inputs, choices=call.choices, limits=limits_of(args, command_line),
-                           progress=work_progress(stderr) if stderr.isatty() else None)
-    if stderr.isatty():
-        print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
+    try:
+        found = odds_by_choice(call.ruleset, args.procedure, call.inputs, choices=call.choices, limits=limits_of(args, command_line),
+                               progress=work_progress(stderr) if stderr.isatty() else None)
+    except LimitExceeded as error:
+        raise _with_sampling_hint(error) from None
+    finally:
+        if stderr.isatty():
+            print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
     open_names = [name for name in found[0][0] if name not in call.choices] if len(found) > 1 else []
     if args.json:
         print_json(_odds_document(call, found, open_names), stdout)
     else:
         _print_odds(call, found, open_names, stdout)
+    return 0
+
+
+def _check_auto_options(args: argparse.Namespace, command_line: CommandLine) -> None:
+    """``--se`` and ``--jobs`` only say how ``--auto`` samples: refused without it; ``--auto`` answers one question (no --what-if)."""
+    if not args.auto:
+        for flag, value in (("--se", args.se), ("--jobs", args.jobs)):
+            if value is not None:
+                raise command_line.error(command_line.find(value, flag), f"{flag} says how --auto samples: give --auto too")
+    elif args.what_if:
+        raise command_line.error(command_line.find("--auto"), "--auto and --what-if: give one (a what-if compares exact odds)")
+
+
+def _with_sampling_hint(error: Any) -> Any:
+    """A budget breach of exact odds, with what to do instead: sample (``--auto``, ``run --n``)."""
+    from .errors import Diagnostic
+
+    if error.limit not in ("max_work", "max_states", "timeout"):
+        return error
+    hint = "; exact odds need more than this budget: `odds --auto` samples instead (to ±0.005 by default), or `run --n 10000`"
+    diagnostics = [Diagnostic(d.file, d.line, d.column, d.message + hint, d.line_text) for d in error.diagnostics]
+    renamed = type(error)(diagnostics)
+    renamed.limit = error.limit
+    return renamed
+
+
+def _auto_odds(call: _Call, args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    """``odds --auto``: exact when it fits a share of the budget (estimate.PROBE_SHARE), else sampled to ``--se``."""
+    from . import results
+    from .estimate import auto_odds
+    from .render import text_distribution, text_sample
+
+    se = parse_se(args.se, command_line)
+    jobs = parse_jobs(args.jobs, command_line)
+    show_progress = stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        print(f"\rsampling: {done * 100 // total:3d}% of {total} plays", end="", file=raw_stream(stderr), flush=True)
+
+    try:
+        found = auto_odds(call.ruleset, args.procedure, call.inputs, se=se, choices=call.choices, limits=limits_of(args, command_line),
+                          jobs=jobs, progress=progress if show_progress else None)
+    finally:
+        if show_progress:
+            print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
+    if found.sample is None:
+        assert found.distribution is not None  # an exact result holds its distribution
+        document = {**results.distribution(found.distribution, by=call.by, digits=call.digits), "mode": "exact"}
+        text = text_distribution(document, digits=call.digits)
+    else:
+        document = {**results.sample(found.sample, by=call.by, digits=call.digits), **found.labels()}
+        text = text_sample(document, digits=call.digits)
+    if args.json:
+        print_json(document, stdout)
+    else:
+        print(found.label(), file=stdout)
+        print(text, file=stdout)
     return 0
 
 

@@ -198,6 +198,23 @@ def parse_jobs(text: str | None, command_line: CommandLine) -> int:
     return jobs
 
 
+def parse_se(text: str | None, command_line: CommandLine) -> float:
+    """``--se SE``: the standard error ``odds --auto`` samples to (estimate.MIN_SE to below 0.5)."""
+    from .estimate import DEFAULT_SE, MIN_SE
+
+    if text is None:
+        return DEFAULT_SE
+    try:
+        se = float(text)
+    except ValueError:
+        se = -1.0
+    if not MIN_SE <= se < 0.5:  # NaN fails this too
+        index = command_line.find(text, "--se")
+        raise command_line.error(index, f"--se takes a standard error from {MIN_SE} to below 0.5 (0.005: ±0.5 points), not {shorten(text)!r}",
+                                 offset_of(command_line, index, text))
+    return se
+
+
 def parse_seed(text: str, command_line: CommandLine) -> int:
     return parse_count(text, "--seed", command_line, low=0)
 
