@@ -142,6 +142,7 @@ def _odds_options(odds: argparse.ArgumentParser) -> None:
     odds.add_argument("--auto", action="store_true",
                       help="exact when the estimated state space fits the budget, else Monte Carlo to the standard error --se")
     odds.add_argument("--se", metavar="SE", help="with --auto: sample until every outcome's share has at most this standard error (default 0.005)")
+    odds.add_argument("--seed", metavar="N", help="with --auto: the seed it samples with (replays a sampled answer)")
     _add_jobs_option(odds, "with --auto: worker processes playing the seeded chunks when it samples")
 
 

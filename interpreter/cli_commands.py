@@ -228,9 +228,9 @@ def run_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
     limits = limits_of(args, command_line)
     if args.n is not None:
         return _monte_carlo(call, args, command_line, seed, dice, stdout, stderr, limits)
-    for flag, value in (("--by", args.by), ("--digits", args.digits), ("--jobs", args.jobs)):
+    for flag, value, what in (("--by", args.by, "summarises"), ("--digits", args.digits, "summarises"), ("--jobs", args.jobs, "shares out")):
         if value is not None:
-            raise command_line.error(command_line.find(value, flag), f"{flag} summarises many plays: give --n TRIALS too")
+            raise command_line.error(command_line.find(value, flag), f"{flag} {what} many plays: give --n TRIALS too")
     try:
         resolution = resolve(call.ruleset, args.procedure, call.inputs, seed=seed, dice=dice, choices=call.choices, limits=limits)
     except DiceScriptError as error:
@@ -286,7 +286,6 @@ def _monte_carlo(
 
 def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from .api import odds_by_choice
-
     from .limits import LimitExceeded
 
     call = _call(args, command_line, stderr)
@@ -314,7 +313,7 @@ def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
 def _check_auto_options(args: argparse.Namespace, command_line: CommandLine) -> None:
     """``--se`` and ``--jobs`` only say how ``--auto`` samples: refused without it; ``--auto`` answers one question (no --what-if)."""
     if not args.auto:
-        for flag, value in (("--se", args.se), ("--jobs", args.jobs)):
+        for flag, value in (("--se", args.se), ("--jobs", args.jobs), ("--seed", args.seed)):
             if value is not None:
                 raise command_line.error(command_line.find(value, flag), f"{flag} says how --auto samples: give --auto too")
     elif args.what_if:
@@ -342,13 +341,14 @@ def _auto_odds(call: _Call, args: argparse.Namespace, command_line: CommandLine,
 
     se = parse_se(args.se, command_line)
     jobs = parse_jobs(args.jobs, command_line)
+    seed = parse_seed(args.seed, command_line) if args.seed is not None else None
     show_progress = stderr.isatty()
 
     def progress(done: int, total: int) -> None:
         print(f"\rsampling: {done * 100 // total:3d}% of {total} plays", end="", file=raw_stream(stderr), flush=True)
 
     try:
-        found = auto_odds(call.ruleset, args.procedure, call.inputs, se=se, choices=call.choices, limits=limits_of(args, command_line),
+        found = auto_odds(call.ruleset, args.procedure, call.inputs, se=se, seed=seed, choices=call.choices, limits=limits_of(args, command_line),
                           jobs=jobs, progress=progress if show_progress else None)
     finally:
         if show_progress:
