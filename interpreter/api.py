@@ -56,6 +56,8 @@ DEFAULT_LIMITS = Limits()
 ZERO = Fraction(0)
 
 SEED_BITS = 32
+# Plays thrown away to compile a procedure's code before Monte Carlo workers are forked (_Chunks.warm).
+WARM_PLAYS = 8
 _misuse = misuse  # the shared checks of every public function: interpreter/arguments.py
 
 
@@ -618,6 +620,18 @@ class _Chunks:
 
     def ordered(self, counts: dict) -> tuple:  # pragma: no cover - each engine orders its own counts
         raise NotImplementedError
+
+    def chunk(self, state: Run, index: int, plays: int, progress: Callable[[int, int], None] | None) -> dict:  # pragma: no cover
+        raise NotImplementedError
+
+    def warm(self, state: Run) -> None:
+        """A few plays thrown away before workers are forked: the generated code of the procedure and of the
+        procedures it resolves is compiled here, once, and inherited (each worker compiling it again cost
+        more than their plays on a fifteen-a-side battle, and its memory churn tripled their system time)."""
+        try:
+            self.chunk(self.start(state.budget.deadline), 0, WARM_PLAYS, None)
+        except Exception:  # noqa: BLE001, S110 - a failing play is reported by the chunk that plays it, with its seed
+            pass
 
     def sample(self, counts: dict, trials: int) -> Sample:
         """The Sample of ``trials`` plays that counted ``counts`` (chunks merged)."""

@@ -397,6 +397,9 @@ class _Rows:
     def start(self, deadline: float | None) -> float | None:
         return deadline
 
+    def warm(self, deadline: float | None) -> None:
+        """Nothing to compile ahead: a row's exact code is compiled by the worker that first needs it."""
+
     def chunk(self, deadline: float | None, index: int, _size: int, _progress: Any) -> Distribution:
         cell_inputs, cell_choices = self.calls[index]
         budget = self.shared
