@@ -56,6 +56,8 @@ DEFAULT_LIMITS = Limits()
 ZERO = Fraction(0)
 
 SEED_BITS = 32
+# Plays thrown away to compile a procedure's code before Monte Carlo workers are forked (_Chunks.warm).
+WARM_PLAYS = 8
 _misuse = misuse  # the shared checks of every public function: interpreter/arguments.py
 
 
@@ -546,53 +548,149 @@ def monte_carlo(
     progress: Callable[[int, int], None] | None = None,
     limits: Limits | None = None,
     engine: str = "compiled",
+    jobs: int = 1,
 ) -> Sample:
-    """Resolve ``procedure`` ``trials`` times with one seeded stream of dice.
+    """Resolve ``procedure`` ``trials`` times, in seeded chunks of :data:`parallel.CHUNK_PLAYS` plays.
 
+    Chunk k draws from its own stream (:func:`parallel.chunk_seed`), so the counts are the
+    same whatever ``jobs`` is: ``jobs`` worker processes (forked; 1, the default, plays every
+    chunk in this process; ``parallel.default_jobs()`` is the machine's cores).
     Each play has the whole work budget to itself; the timeout holds for the whole run.
     Both engines draw the same dice from the same seed, so they count the same outcomes.
     """
+    from . import parallel
+
     check_callable(progress, "progress")
+    if type(trials) is not int or trials < 1 or trials.bit_length() > 64:
+        _check_call_types(ruleset, procedure, inputs, choices)  # a wrong ruleset is named before the trials
+        _whole_number(trials, "trials", low=1)
+    jobs = check_jobs(jobs)
+    job, limits, compiled = sampling_job(ruleset, procedure, inputs, seed=seed, choices=choices, limits=limits, engine=engine)
+    if trials > limits.max_trials:
+        raise breach(None, "max_trials", f"{trials:,} trials is more than {limits.max_trials:,}")
+    here = job.start(None)
+    found = parallel.run_chunks(job, trials, jobs, deadline=here.budget.deadline, timed_out=lambda: here.budget.timed_out(compiled.body.pos),
+                                progress=progress, state=here)
+    return job.sample(parallel.merge(found), trials)
+
+
+def sampling_job(
+    ruleset: Any, procedure: Any, inputs: Any, *, seed: Any, choices: Any, limits: Any, engine: Any,
+) -> tuple[_CompiledChunks | _ReferenceChunks, Limits, ir.CompiledProcedure]:
+    """The arguments of a Monte Carlo run, checked, as a ``parallel.ChunkJob`` (its limits, the procedure)."""
     fast = None
     if engine == "compiled" and choices is None and limits is None and type(ruleset) is CompiledRuleset:
         fast = _plain_call(ruleset, procedure, inputs)  # the common call, checked in one pass
     if fast is not None:
         prepared, values, program = fast
         limits = DEFAULT_LIMITS
+        compiled = ruleset.compiled[procedure]
     else:
         compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, limits)
-    if type(trials) is not int or trials < 1 or trials.bit_length() > 64:
-        _whole_number(trials, "trials", low=1)
-    if trials > limits.max_trials:
-        raise breach(None, "max_trials", f"{trials:,} trials is more than {limits.max_trials:,}")
     seed = fresh_seed(SEED_BITS) if seed is None else _whole_number(seed, "the seed", low=0)
-    if _engine(engine) == "compiled":
-        if fast is None:
-            program = ruleset.program(procedure)
-            values = program.inputs_tuple(prepared)
-        keyed: dict = {}
-        program.sample(Run(ruleset, limits, None, _choices_dict(choices)), values, trials, random.Random(seed).random, keyed, progress)
-        return _made(Sample, ruleset=ruleset.name, procedure=procedure, inputs=prepared, seed=seed, trials=trials,
-                     counts=tuple(program.ordered(keyed)[0]), illustrative_tables=ruleset.illustrative_tables(procedure),
-                     readings=ruleset.readings(procedure))
-    from .evaluator import Executor
+    if _engine(engine) == "reference":
+        return _ReferenceChunks(ruleset, procedure, prepared, limits, _choices_dict(choices), seed, compiled), limits, compiled
+    if fast is None:
+        program = ruleset.program(procedure)
+        values = program.inputs_tuple(prepared)
+    return _CompiledChunks(ruleset, procedure, prepared, limits, _choices_dict(choices), seed, program, values), limits, compiled
 
-    source = SeededDice(seed)
-    source.rolled = _Discard()
-    budget = Budget(limits)
-    executor = Executor(ruleset, dice=source, choices=_choices_dict(choices), trace=False, limits=limits, budget=budget)
-    counts: dict[OutcomeValue, int] = {}
-    step = max(trials // 100, 1)
-    run = executor.run_procedure
-    for trial in range(trials):
-        budget.start_play()
-        (outcome,) = run(compiled, prepared).weights
-        counts[outcome] = counts.get(outcome, 0) + 1
-        if progress is not None and trial % step == 0:
-            progress(trial, trials)
-    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0].name, repr(item[0].fields)))
-    return Sample(ruleset.name, procedure, prepared, seed, trials, tuple(ordered), ruleset.illustrative_tables(procedure),
-                  ruleset.readings(procedure))
+
+def check_jobs(jobs: Any) -> int:
+    """``jobs``, checked: a whole number of worker processes from 1 to parallel.MAX_JOBS."""
+    from .parallel import MAX_JOBS
+
+    _whole_number(jobs, "jobs", low=1)
+    if jobs > MAX_JOBS:
+        raise _misuse(f"jobs is at most {MAX_JOBS} worker processes, not {jobs:,}")
+    return int(jobs)
+
+
+@dataclass(frozen=True)
+class _Chunks:
+    """What both engines' chunks of plays share (``parallel.ChunkJob``): one Run per process (its budget, and
+    its memos kept across chunks), whose deadline is the caller's: one timeout for the whole command."""
+
+    ruleset: CompiledRuleset
+    procedure: str
+    prepared: dict[str, Any]
+    limits: Limits
+    choices: dict[str, str] | None
+    seed: int
+
+    def start(self, deadline: float | None) -> Run:
+        run = Run(self.ruleset, self.limits, None, self.choices)
+        if deadline is not None:
+            run.budget.deadline = deadline
+        return run
+
+    def ordered(self, counts: dict) -> tuple:  # pragma: no cover - each engine orders its own counts
+        raise NotImplementedError
+
+    def chunk(self, state: Run, index: int, plays: int, progress: Callable[[int, int], None] | None) -> dict:  # pragma: no cover
+        raise NotImplementedError
+
+    def warm(self, state: Run) -> None:
+        """A few plays thrown away before workers are forked: the generated code of the procedure and of the
+        procedures it resolves is compiled here, once, and inherited (each worker compiling it again cost
+        more than their plays on a fifteen-a-side battle, and its memory churn tripled their system time)."""
+        try:
+            self.chunk(self.start(state.budget.deadline), 0, WARM_PLAYS, None)
+        except Exception:  # noqa: BLE001, S110 - a failing play is reported by the chunk that plays it, with its seed
+            pass
+
+    def sample(self, counts: dict, trials: int) -> Sample:
+        """The Sample of ``trials`` plays that counted ``counts`` (chunks merged)."""
+        return _made(Sample, ruleset=self.ruleset.name, procedure=self.procedure, inputs=self.prepared, seed=self.seed, trials=trials,
+                     counts=self.ordered(counts), illustrative_tables=self.ruleset.illustrative_tables(self.procedure),
+                     readings=self.ruleset.readings(self.procedure))
+
+
+@dataclass(frozen=True)
+class _CompiledChunks(_Chunks):
+    """Chunks of plays of the compiled code, counted by outcome key."""
+
+    program: Any
+    values: tuple
+
+    def chunk(self, state: Run, index: int, plays: int, progress: Callable[[int, int], None] | None) -> dict:
+        from .parallel import chunk_seed
+
+        keyed: dict = {}
+        self.program.sample(state, self.values, plays, random.Random(chunk_seed(self.seed, index)).random, keyed, progress)
+        return keyed
+
+    def ordered(self, counts: dict) -> tuple:
+        return tuple(self.program.ordered(counts)[0])
+
+
+@dataclass(frozen=True)
+class _ReferenceChunks(_Chunks):
+    """Chunks of plays of the tree-walking evaluator, drawing the dice the compiled code draws."""
+
+    compiled: ir.CompiledProcedure
+
+    def chunk(self, state: Run, index: int, plays: int, progress: Callable[[int, int], None] | None) -> dict:
+        from .evaluator import Executor
+        from .parallel import chunk_seed
+
+        source = SeededDice(chunk_seed(self.seed, index))
+        source.rolled = _Discard()
+        budget = state.budget
+        executor = Executor(self.ruleset, dice=source, choices=self.choices, trace=False, limits=self.limits, budget=budget)
+        counts: dict[OutcomeValue, int] = {}
+        step = max(plays // 100, 1)
+        run = executor.run_procedure
+        for trial in range(plays):
+            budget.start_play()
+            (outcome,) = run(self.compiled, self.prepared).weights
+            counts[outcome] = counts.get(outcome, 0) + 1
+            if progress is not None and trial % step == 0:
+                progress(trial, plays)
+        return counts
+
+    def ordered(self, counts: dict) -> tuple:
+        return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0].name, repr(item[0].fields))))
 
 
 class _Discard(list):

@@ -134,6 +134,7 @@ def _run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--trace", action="store_true", help="every step with its rule and source line")
     run.add_argument("--provenance", action="store_true", help="the file and line of every table cell and modifier used")
     run.add_argument("--n", metavar="TRIALS", help="Monte Carlo: resolve TRIALS times (seeded) and print the empirical distribution")
+    _add_jobs_option(run, "with --n: worker processes playing the seeded chunks (the same counts for any number)")
     _add_summary_options(run, monte_carlo=True)
 
 
@@ -144,6 +145,11 @@ def _odds_options(odds: argparse.ArgumentParser) -> None:
         help="compare with a change: LIST+N or LIST-N adds N to a modifier list (DRM, or column shift + right), CONSTANT=VALUE",
     )
     _add_summary_options(odds, monte_carlo=False)
+    odds.add_argument("--auto", action="store_true",
+                      help="exact when the estimated state space fits the budget, else Monte Carlo to the standard error --se")
+    odds.add_argument("--se", metavar="SE", help="with --auto: sample until every outcome's share has at most this standard error (default 0.005)")
+    odds.add_argument("--seed", metavar="N", help="with --auto: the seed it samples with (replays a sampled answer)")
+    _add_jobs_option(odds, "with --auto: worker processes playing the seeded chunks when it samples")
 
 
 def _sweep_options(sweep: argparse.ArgumentParser) -> None:
@@ -158,6 +164,7 @@ def _sweep_options(sweep: argparse.ArgumentParser) -> None:
     _add_format_options(sweep, ("table", "csv", "json", "markdown"))
     sweep.add_argument("--exact", action="store_true",
                        help="with --format csv: probabilities and means as exact fractions (1/6), not decimals (0.16666666666666666)")
+    _add_jobs_option(sweep, "worker processes computing the rows (the same results for any number)")
     _add_limit_options(sweep)
 
 
@@ -235,6 +242,10 @@ def _add_summary_options(command: argparse.ArgumentParser, *, monte_carlo: bool)
         help=f"the distribution over these outcome fields only, the rest summed out ('outcome' for the outcome's name){what}",
     )
     command.add_argument("--digits", metavar="N", help=f"decimals only, N places, instead of exact fractions{what}")
+
+
+def _add_jobs_option(command: argparse.ArgumentParser, what: str) -> None:
+    command.add_argument("--jobs", metavar="J", help=f"{what}; default: this machine's cores")
 
 
 def _add_limit_options(command: argparse.ArgumentParser) -> None:

@@ -32,6 +32,8 @@ from .command_line import (
     parse_count,
     parse_dice,
     parse_digits,
+    parse_jobs,
+    parse_se,
     parse_seed,
     plural,
     procedure_named,
@@ -238,9 +240,9 @@ def run_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
     limits = limits_of(args, command_line)
     if args.n is not None:
         return _monte_carlo(call, args, command_line, seed, dice, stdout, stderr, limits)
-    for flag, value in (("--by", args.by), ("--digits", args.digits)):
+    for flag, value, what in (("--by", args.by, "summarises"), ("--digits", args.digits, "summarises"), ("--jobs", args.jobs, "shares out")):
         if value is not None:
-            raise command_line.error(command_line.find(value, flag), f"{flag} summarises many plays: give --n TRIALS too")
+            raise command_line.error(command_line.find(value, flag), f"{flag} {what} many plays: give --n TRIALS too")
     try:
         resolution = resolve(call.ruleset, args.procedure, call.inputs, seed=seed, dice=dice, choices=call.choices, limits=limits)
     except DiceScriptError as error:
@@ -274,6 +276,7 @@ def _monte_carlo(
         raise command_line.error(index, f"--n: at most {limits.max_trials:,} trials in one run", offset_of(command_line, index, args.n))
     if dice is not None:
         raise command_line.error(command_line.find(args.dice, "--dice"), "--n draws its own dice: give --seed, not --dice")
+    jobs = parse_jobs(args.jobs, command_line)
     show_progress = trials >= 10_000 and stderr.isatty()
 
     def progress(done: int, total: int) -> None:
@@ -281,7 +284,7 @@ def _monte_carlo(
 
     try:
         sample = monte_carlo(call.ruleset, args.procedure, call.inputs, trials=trials, seed=seed, choices=call.choices,
-                             progress=progress if show_progress else None, limits=limits)
+                             progress=progress if show_progress else None, limits=limits, jobs=jobs)
     finally:  # a breach (the timeout) is printed on a clean line
         if show_progress:
             print("\r" + " " * 40 + "\r", end="", file=raw_stream(stderr))
@@ -295,18 +298,83 @@ def _monte_carlo(
 
 def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from .api import odds_by_choice
+    from .limits import LimitExceeded
 
     call = _call(args, command_line, stderr)
+    _check_auto_options(args, command_line)
+    if args.auto:
+        return _auto_odds(call, args, command_line, stdout, stderr)
     if args.what_if:
         return _what_if(call.ruleset, args, call.inputs, call.choices, command_line, stdout)
-    with work_progress(stderr) as progress:
-        found = odds_by_choice(call.ruleset, args.procedure, call.inputs, choices=call.choices, limits=limits_of(args, command_line),
-                               progress=progress)
+    try:
+        with work_progress(stderr) as progress:
+            found = odds_by_choice(call.ruleset, args.procedure, call.inputs, choices=call.choices, limits=limits_of(args, command_line),
+                                   progress=progress)
+    except LimitExceeded as error:
+        raise _with_sampling_hint(error) from None
     open_names = [name for name in found[0][0] if name not in call.choices] if len(found) > 1 else []
     if args.json:
         print_json(_odds_document(call, found, open_names), stdout)
     else:
         _print_odds(call, found, open_names, stdout)
+    return 0
+
+
+def _check_auto_options(args: argparse.Namespace, command_line: CommandLine) -> None:
+    """``--se`` and ``--jobs`` only say how ``--auto`` samples: refused without it; ``--auto`` answers one question (no --what-if)."""
+    if not args.auto:
+        for flag, value in (("--se", args.se), ("--jobs", args.jobs), ("--seed", args.seed)):
+            if value is not None:
+                raise command_line.error(command_line.find(value, flag), f"{flag} says how --auto samples: give --auto too")
+    elif args.what_if:
+        raise command_line.error(command_line.find("--auto"), "--auto and --what-if: give one (a what-if compares exact odds)")
+
+
+def _with_sampling_hint(error: Any) -> Any:
+    """A budget breach of exact odds, with what to do instead: sample (``--auto``, ``run --n``)."""
+    from .errors import Diagnostic
+
+    if error.limit not in ("max_work", "max_states", "timeout"):
+        return error
+    hint = "; exact odds need more than this budget: `odds --auto` samples instead (to ±0.005 by default), or `run --n 10000`"
+    diagnostics = [Diagnostic(d.file, d.line, d.column, d.message + hint, d.line_text) for d in error.diagnostics]
+    renamed = type(error)(diagnostics)
+    renamed.limit = error.limit
+    return renamed
+
+
+def _auto_odds(call: _Call, args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    """``odds --auto``: exact when it fits a share of the budget (estimate.PROBE_SHARE), else sampled to ``--se``."""
+    from . import results
+    from .estimate import auto_odds
+    from .render import text_distribution, text_sample
+
+    se = parse_se(args.se, command_line)
+    jobs = parse_jobs(args.jobs, command_line)
+    seed = parse_seed(args.seed, command_line) if args.seed is not None else None
+    show_progress = stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        print(f"\rsampling: {done * 100 // total:3d}% of {total} plays", end="", file=raw_stream(stderr), flush=True)
+
+    try:
+        found = auto_odds(call.ruleset, args.procedure, call.inputs, se=se, seed=seed, choices=call.choices, limits=limits_of(args, command_line),
+                          jobs=jobs, progress=progress if show_progress else None)
+    finally:
+        if show_progress:
+            print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
+    if found.sample is None:
+        assert found.distribution is not None  # an exact result holds its distribution
+        document = {**results.distribution(found.distribution, by=call.by, digits=call.digits), "mode": "exact"}
+        text = text_distribution(document, digits=call.digits)
+    else:
+        document = {**results.sample(found.sample, by=call.by, digits=call.digits), **found.labels()}
+        text = text_sample(document, digits=call.digits)
+    if args.json:
+        print_json(document, stdout)
+    else:
+        print(found.label(), file=stdout)
+        print(text, file=stdout)
     return 0
 
 
@@ -437,7 +505,8 @@ def sweep_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
     output = output_format(args)
     _check_exact(args.exact, output, digits, command_line)
     try:
-        result = run_sweep(ruleset, args.procedure, dimensions, inputs, choices=choices, by=by, limits=limits_of(args, command_line))
+        result = run_sweep(ruleset, args.procedure, dimensions, inputs, choices=choices, by=by, limits=limits_of(args, command_line),
+                           jobs=parse_jobs(args.jobs, command_line))
     except SweepError as error:
         index = next((i for d, i in zip(dimensions, where) if error.message.startswith(d.name)), where[0])
         raise command_line.error(index, f"--over: {error.message}") from None

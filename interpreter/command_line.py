@@ -185,6 +185,36 @@ def offset_of(command_line: CommandLine, index: int | None, text: str) -> int:
     return command_line.offset_in(index, text) if index is not None else 0
 
 
+def parse_jobs(text: str | None, command_line: CommandLine) -> int:
+    """``--jobs J``: worker processes, 1 to parallel.MAX_JOBS; the machine's cores when not given."""
+    from .parallel import MAX_JOBS, default_jobs
+
+    if text is None:
+        return min(default_jobs(), MAX_JOBS)
+    jobs = parse_count(text, "--jobs", command_line, low=1)
+    if jobs > MAX_JOBS:
+        index = command_line.find(text, "--jobs")
+        raise command_line.error(index, f"--jobs: at most {MAX_JOBS} worker processes, not {jobs:,}", offset_of(command_line, index, text))
+    return jobs
+
+
+def parse_se(text: str | None, command_line: CommandLine) -> float:
+    """``--se SE``: the standard error ``odds --auto`` samples to (estimate.MIN_SE to below 0.5)."""
+    from .estimate import DEFAULT_SE, MIN_SE
+
+    if text is None:
+        return DEFAULT_SE
+    try:
+        se = float(text)
+    except ValueError:
+        se = -1.0
+    if not MIN_SE <= se < 0.5:  # NaN fails this too
+        index = command_line.find(text, "--se")
+        raise command_line.error(index, f"--se takes a standard error from {MIN_SE} to below 0.5 (0.005: ±0.5 points), not {shorten(text)!r}",
+                                 offset_of(command_line, index, text))
+    return se
+
+
 def parse_seed(text: str, command_line: CommandLine) -> int:
     return parse_count(text, "--seed", command_line, low=0)
 

@@ -52,7 +52,10 @@ BIG_VALUE_ITEMS = 1_000
 
 
 class LimitExceeded(WartableError):
-    """A procedure ran past one of its budgets."""
+    """A procedure ran past one of its budgets: ``limit`` names it (a field of Limits; "" when not told),
+    so that a caller can tell a budget it may trade for sampling (``odds --auto``) from any other."""
+
+    limit: str = ""
 
 
 class TimeoutExceeded(LimitExceeded):
@@ -163,9 +166,9 @@ def breach(pos, limit: str, message: str) -> LimitExceeded:
     hint = RAISE_HINTS.get(limit, f"raise Limits({limit}=...) in the API")
     text = f"{message} ({limit}; {hint})"
     kind = TimeoutExceeded if limit == "timeout" else LimitExceeded
-    if pos is None:
-        return kind(Source("<limits>", "").diagnostic(1, 1, text))
-    return kind(pos.diagnostic(text))
+    error = kind(Source("<limits>", "").diagnostic(1, 1, text) if pos is None else pos.diagnostic(text))
+    error.limit = limit
+    return error
 
 
 def too_many_states(pos, limit: float) -> LimitExceeded:

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from .api import Distribution, odds, procedure_of
 from .arguments import check_names, check_type, misuse
 from .binding import option_problem, reachable_choices
+from .errors import Diagnostic
 from .inputs import CoercionError, coerce, parse_command_line_value
-from .limits import EXACT_CALL_WORK, Budget, Limits
+from .limits import EXACT_CALL_WORK, Budget, LimitExceeded, Limits
 from .ruleset import MISSING, Choice
 from .summaries import OUTCOME, numeric
 from .values import (
@@ -343,26 +344,98 @@ def run_sweep(
     by: Sequence[str] = (OUTCOME,),
     limits: Limits | None = None,
     budget: Budget | None = None,
+    jobs: int = 1,
 ) -> Sweep:
-    """The exact odds at every combination of the dimensions' values, under one budget."""
+    """The exact odds at every combination of the dimensions' values (a row each).
+
+    Without ``budget``, each row has a work budget of its own (``limits.max_work``: six rows that
+    each fit as one ``odds`` fit as one sweep), a breach names its row, and the timeout holds for
+    the whole sweep.  ``budget`` puts every row under that one budget instead (a player aid's heat
+    maps share one).  ``jobs`` worker processes compute the rows (:mod:`parallel`): the same
+    results, in the same order, for any number.
+    """
+    from .api import check_jobs
+
     _check_sweep(ruleset, procedure, dimensions, inputs, choices, limits, budget)
     by = check_names(by, "by")
+    jobs = check_jobs(jobs)
     compiled = procedure_of(ruleset, procedure)
     cells_wanted = 1
     for dimension in dimensions:
         cells_wanted *= len(dimension.values)
     if cells_wanted > MAX_CELLS:
         raise SweepError(f"{cells_wanted:,} combinations is more than {MAX_CELLS:,}: sweep fewer values")
-    budget = budget or Budget(limits or Limits())
     fixed = _fixed_inputs(compiled, dimensions, inputs or {})
-    cells = []
-    for combination in itertools.product(*(d.values for d in dimensions)):
-        cell_inputs, cell_choices = _cell_call(fixed, choices or {}, dimensions, combination)
+    combinations = list(itertools.product(*(d.values for d in dimensions)))
+    calls = tuple(_cell_call(fixed, choices or {}, dimensions, combination) for combination in combinations)
+    rows = _Rows(ruleset, procedure, calls, tuple(dimensions), limits or Limits(), budget)
+    found = _computed(rows, compiled.body.pos, jobs) if budget is None else [rows.chunk(None, i, 1, None) for i in range(len(calls))]
+    cells = [Cell(tuple(combination), distribution) for combination, distribution in zip(combinations, found)]
+    return Sweep(ruleset.name, procedure, fixed, dict(choices or {}), tuple(dimensions), tuple(by), tuple(cells), outcome_order(ruleset, procedure))
+
+
+def _computed(rows: _Rows, pos: Any, jobs: int) -> list[Distribution]:
+    """Every row's distribution, each under a budget of its own, all under one deadline."""
+    from .parallel import run_tasks
+
+    clock = Budget(rows.limits)  # the command's deadline, from now
+    return run_tasks(rows, [(index, 1) for index in range(len(rows.calls))], jobs, deadline=clock.deadline,
+                     timed_out=lambda: clock.timed_out(pos), state=clock.deadline)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """A sweep's rows as tasks for :func:`parallel.run_tasks`: row ``index`` is one exact ``odds`` call."""
+
+    ruleset: CompiledRuleset
+    procedure: str
+    calls: tuple[tuple[dict[str, Any], dict[str, str]], ...]
+    dimensions: tuple[Dimension, ...]
+    limits: Limits
+    shared: Budget | None  # every row under this one budget; None: a budget per row
+
+    def start(self, deadline: float | None) -> float | None:
+        return deadline
+
+    def warm(self, deadline: float | None) -> None:
+        """Nothing to compile ahead: a row's exact code is compiled by the worker that first needs it."""
+
+    def chunk(self, deadline: float | None, index: int, _size: int, _progress: Any) -> Distribution:
+        cell_inputs, cell_choices = self.calls[index]
+        budget = self.shared
+        if budget is None:
+            budget = Budget(self.limits)
+            budget.deadline = deadline
         # a cell's call has a cost of its own, whatever the procedure does (inputs prepared, fractions reduced):
         # thousands of cells whose odds come from the memo would otherwise cost nothing
-        budget.charge(EXACT_CALL_WORK, compiled.body.pos)
-        cells.append(Cell(tuple(combination), odds(ruleset, procedure, cell_inputs, choices=cell_choices, budget=budget)))
-    return Sweep(ruleset.name, procedure, fixed, dict(choices or {}), tuple(dimensions), tuple(by), tuple(cells), outcome_order(ruleset, procedure))
+        try:
+            budget.charge(EXACT_CALL_WORK, procedure_of(self.ruleset, self.procedure).body.pos)
+            return odds(self.ruleset, self.procedure, cell_inputs, choices=cell_choices, budget=budget)
+        except LimitExceeded as error:
+            if self.shared is not None:
+                raise
+            raise _in_row(error, self.row_name(index)) from None
+
+    def row_name(self, index: int) -> str:
+        """The row as ``--over`` values: ``zones=3, from_us_box=true``."""
+        cell_inputs, cell_choices = self.calls[index]
+        shown = []
+        for dimension in self.dimensions:
+            value = cell_choices[dimension.target] if dimension.is_choice else _get_at(cell_inputs.get(dimension.target), dimension.path)
+            shown.append(f"{dimension.name}={dimension.labels()[dimension.values.index(value)] if value in dimension.values else value}")
+        return ", ".join(shown)
+
+
+def _get_at(value: Any, path: tuple[str | int, ...]) -> Any:
+    for step in path:
+        value = value[step - 1] if isinstance(step, int) else value[step]
+    return value
+
+
+def _in_row(error: LimitExceeded, row: str) -> LimitExceeded:
+    """The breach, its message prefixed with the row it happened in (the same kind of error)."""
+    named = [Diagnostic(d.file, d.line, d.column, f"in the row {row}: {d.message}", d.line_text) for d in error.diagnostics]
+    return type(error)(named)
 
 
 def _check_sweep(ruleset: Any, procedure: Any, dimensions: Any, inputs: Any, choices: Any, limits: Any, budget: Any) -> None:
