@@ -138,6 +138,11 @@ def _odds_options(odds: argparse.ArgumentParser) -> None:
         help="compare with a change: LIST+N or LIST-N adds N to a modifier list (DRM, or column shift + right), CONSTANT=VALUE",
     )
     _add_summary_options(odds, monte_carlo=False)
+    _add_plot_option(odds, "a bar chart of the outcome distribution (or of the --by fields)")
+
+
+def _add_plot_option(command: argparse.ArgumentParser, what: str) -> None:
+    command.add_argument("--plot", metavar="FILE.svg", help=f"also write {what} to FILE.svg (a self-contained SVG picture)")
 
 
 def _sweep_options(sweep: argparse.ArgumentParser) -> None:
@@ -153,6 +158,7 @@ def _sweep_options(sweep: argparse.ArgumentParser) -> None:
     sweep.add_argument("--exact", action="store_true",
                        help="with --format csv: probabilities and means as exact fractions (1/6), not decimals (0.16666666666666666)")
     _add_limit_options(sweep)
+    _add_plot_option(sweep, "lines (one --over) or heat maps (two --over) of the outcomes' probabilities")
 
 
 def _aid_options(aid: argparse.ArgumentParser) -> None:

@@ -285,6 +285,10 @@ def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     from .api import odds_by_choice
 
     call = _call(args, command_line, stderr)
+    if args.plot is not None:  # --plot: refused before anything is computed
+        from .cli_plot import check_plot_target
+
+        check_plot_target(args.plot, command_line, what_if=bool(args.what_if))
     if args.what_if:
         return _what_if(call.ruleset, args, call.inputs, call.choices, command_line, stdout)
     found = odds_by_choice(call.ruleset, args.procedure, call.inputs, choices=call.choices, limits=limits_of(args, command_line),
@@ -296,6 +300,10 @@ def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
         print_json(_odds_document(call, found, open_names), stdout)
     else:
         _print_odds(call, found, open_names, stdout)
+    if args.plot is not None:  # --plot FILE.svg: the same distributions as a bar chart
+        from .cli_plot import write_odds_plot
+
+        write_odds_plot(args.plot, call, found, open_names, command_line, stderr)
     return 0
 
 
@@ -425,6 +433,10 @@ def sweep_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
     digits = parse_digits(args.digits, command_line)
     output = output_format(args)
     _check_exact(args.exact, output, digits, command_line)
+    if args.plot is not None:  # --plot: refused before anything is computed
+        from .cli_plot import check_plot_target
+
+        check_plot_target(args.plot, command_line, dimensions=len(dimensions))
     try:
         result = run_sweep(ruleset, args.procedure, dimensions, inputs, choices=choices, by=by, limits=limits_of(args, command_line))
     except SweepError as error:
@@ -437,6 +449,10 @@ def sweep_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
         print(sweep_csv(document, digits, exact=args.exact), file=stdout)
     else:
         print(SWEEP_FORMATS[output](document, digits), file=stdout)
+    if args.plot is not None:  # --plot FILE.svg: lines or heat maps of the same odds
+        from .cli_plot import write_sweep_plot
+
+        write_sweep_plot(args.plot, result, command_line, stderr)
     return 0
 
 
