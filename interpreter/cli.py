@@ -164,6 +164,8 @@ def _sweep_options(sweep: argparse.ArgumentParser) -> None:
 def _aid_options(aid: argparse.ArgumentParser) -> None:
     aid.add_argument("ruleset", metavar="RULESET")
     aid.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: standard output)")
+    aid.add_argument("--card", action="store_true",
+                     help="a compact card: odds, tables and modifiers in small print on a page or two; each procedure in one line")
     _add_json_option(aid)
     _add_limit_options(aid)
 

@@ -42,7 +42,7 @@ from .errors import RulesetError, UsageError
 
 def check_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from . import results
-    from .render import text_check_entry
+    from .render import text_check_entry, text_diagnostic
     from .reporters import Timings, github_check, junit_check
     from .resources import bundled_names
 
@@ -55,6 +55,8 @@ def check_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
         seconds.append(time.perf_counter() - started)
         entries.append(entry)
         if output == "text":
+            for warning in entry.get("warnings", ()):  # a player aid's (aid.aid_warnings): the check still passes
+                print(text_diagnostic(warning), file=stderr)
             if error is not None:
                 print(error.format(), file=stderr)
             print(text_check_entry(entry), file=stderr if error is not None else stdout)
@@ -73,7 +75,7 @@ def _check_one(name: str, command_line: CommandLine, args: argparse.Namespace) -
     fragment or a situation (``checked_file.file_kind``) is checked against its own schema; anything
     else is loaded as a ruleset (every check a ruleset gets, the player aids' included)."""
     from . import results
-    from .aid import aid_problems
+    from .aid import aid_problems, aid_warnings
     from .checked_file import RULESET, check_file, file_kind
     from .loader import load_ruleset
 
@@ -90,7 +92,11 @@ def _check_one(name: str, command_line: CommandLine, args: argparse.Namespace) -
         raise command_line.error(command_line.find(name), error.diagnostics[0].message) from None
     except RulesetError as error:
         return results.check_failed(name, error.diagnostics, None if kind == RULESET else kind), error
-    return results.check_passed(ruleset.model, name), None
+    entry = results.check_passed(ruleset.model, name)
+    warnings = aid_warnings(ruleset)  # the player aid's charts computed: all-equal heat maps, cells over budget
+    if warnings:
+        entry["warnings"] = [results.diagnostic(warning, "warning") for warning in warnings]
+    return entry, None
 
 
 def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
@@ -475,7 +481,7 @@ def aid_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
     ruleset = load(args.ruleset, command_line, args)
     if args.output:
         _refuse_to_overwrite_input(args, command_line)
-    page, summary = player_aid(ruleset, limits=limits_of(args, command_line))
+    page, summary = player_aid(ruleset, limits=limits_of(args, command_line), card=args.card)
     if args.output:
         path = Path(args.output)
         try:
