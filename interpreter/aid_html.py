@@ -24,8 +24,12 @@ if TYPE_CHECKING:  # pragma: no cover - types only
     from .aid import Chart, HeatMap, HeatMapSpec
     from .compiled_ruleset import CompiledRuleset
 
-# Steps in a procedure listing above which it may break across pages (a shorter one moves whole).
+# Lines (steps and input rows) of a procedure above which it may break across pages (a shorter one moves whole).
 LONG_LISTING_STEPS = 12
+# Rows of a table above which it may break across pages (a shorter one moves whole).
+LONG_TABLE_ROWS = 30
+# Characters of a procedure's rule on the card: its first sentence, cut there.
+CARD_RULE_CHARACTERS = 80
 
 
 def e(value: Any) -> str:
@@ -94,7 +98,13 @@ body.card table.heat td .frac { display: none; }
 body.card div.flow { display: flex; flex-wrap: wrap; gap: 0 1.2rem; align-items: flex-start; }
 body.card dl.legend { font-size: .68rem; }
 body.card .scale { margin-bottom: .2rem; }
-body.card ul.oneline { columns: 2; font-size: .72rem; padding-left: 1rem; margin: .2rem 0; }
+body.card ul.oneline { columns: 3; font-size: .68rem; padding-left: 1rem; margin: .2rem 0; }
+body.card p.small:not(.inputs), body.card nav, body.card td code, body.card td br, body.card .rulecol { display: none; }
+body.card div.flow > section.block { flex: 0 1 auto; width: min-content; min-width: 16rem; max-width: 100%; }
+body.card header > p:not(.meta) { display: none; }
+body.card div.multiples { gap: .2rem .8rem; }
+body.card table.heat td { min-width: 2.4rem; }
+body.card p.rule { max-width: 40rem; }
 body.card ul.oneline li { break-inside: avoid; }
 /* Printing: short blocks (a table, a modifier list, a heat map) stay whole; a long procedure listing may
    break between its steps, so no page is left half empty in front of it; a heading stays with what follows. */
@@ -104,7 +114,8 @@ body.card ul.oneline li { break-inside: avoid; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   nav { display: none; }
   section.block, table, figure, div.head { break-inside: avoid; page-break-inside: avoid; }
-  section.block.long { break-inside: auto; page-break-inside: auto; }
+  section.block.long, table.long { break-inside: auto; page-break-inside: auto; }
+  tr { break-inside: avoid; }
   ol.steps li:not(:has(ol)) { break-inside: avoid; }
   h2, h3, div.head { break-after: avoid; page-break-after: avoid; }
   footer { break-inside: avoid; }
@@ -173,7 +184,8 @@ def _table_html(ruleset: CompiledRuleset, name: str, codes: dict | None) -> str:
     parts.append(f'<p class="rule">{e(doc["rule"])}</p>')
     if doc["description"]:
         parts.append(f'<p class="small">{e(doc["description"])}</p>')
-    parts.append('<table class="crt"><thead>')
+    long = " long" if len(doc["rows"]["headings"]) > LONG_TABLE_ROWS else ""  # may break between rows, its heading repeated
+    parts.append(f'<table class="crt{long}"><thead>')
     columns = doc["columns"]
     if columns is not None:
         parts.append(f'<tr><th class="axis" rowspan="2">{e(doc["rows"]["name"])}</th><th class="axis" colspan="{len(columns["headings"])}">{e(columns["name"])}</th></tr>')
@@ -196,10 +208,10 @@ def _modifiers_html(ruleset: CompiledRuleset, name: str) -> str:
     kind = "column shifts (cumulative; R is right)" if doc["modifier_kind"] == "column_shift" else "die-roll modifiers"
     parts = [f'<section class="block" id="mod-{e(name)}"><h3>{e(doc["title"])}</h3><p class="small">{e(kind)}</p>']
     parts.append(f'<p class="rule">{e(doc["rule"])}</p>')
-    parts.append('<table><thead><tr><th></th><th class="text">When</th><th class="text">Rule</th></tr></thead><tbody>')
+    parts.append('<table><thead><tr><th></th><th class="text">When</th><th class="text rulecol">Rule</th></tr></thead><tbody>')
     for entry in doc["entries"]:
         when = f'<br><code>{e(entry["when"])}</code>' if entry["when"] else ""
-        parts.append(f'<tr><th>{e(entry["shown"])}</th><td class="text">{e(entry["label"])}{when}</td><td class="text cite">{e(entry["rule"])}</td></tr>')
+        parts.append(f'<tr><th>{e(entry["shown"])}</th><td class="text">{e(entry["label"])}{when}</td><td class="text cite rulecol">{e(entry["rule"])}</td></tr>')
     parts.append("</tbody></table></section>")
     return "".join(parts)
 
@@ -272,13 +284,16 @@ def _procedure_html(ruleset: CompiledRuleset, name: str) -> str:
     doc = results.procedure_doc(ruleset, name)
     procedure = ruleset.procedures[name]
     listing = steps(procedure.body)
-    # a listing of more than a few steps may break across pages (see STYLE); its heading, rule and inputs stay together
-    long = " long" if _count_steps(listing) > LONG_LISTING_STEPS else ""
+    # a procedure of more than a few lines (steps and inputs) may break across pages between its steps or
+    # input rows (see STYLE): moved whole, it would leave the page before it half empty
+    lines = _count_steps(listing) + len(doc["inputs"]) + len(doc["choices"])
+    long = " long" if lines > LONG_LISTING_STEPS else ""
     parts = [f'<section class="block{long}" id="proc-{e(name)}"><div class="head"><h3>{e(doc["title"])}</h3><p class="rule">{e(doc["rule"])}</p>']
     if doc["description"]:
         parts.append(f'<p class="small">{e(doc["description"])}</p>')
+    parts.append("</div>")
     if doc["inputs"] or doc["choices"]:
-        parts.append('<table><thead><tr><th class="text">Input</th><th class="text">Kind</th><th class="text">Default</th><th class="text">Meaning</th></tr></thead><tbody>')
+        parts.append(f'<table class="inputs{long}"><thead><tr><th class="text">Input</th><th class="text">Kind</th><th class="text">Default</th><th class="text">Meaning</th></tr></thead><tbody>')
         from .render import describe_input_type, show_plain
 
         for spec in doc["inputs"]:
@@ -291,9 +306,15 @@ def _procedure_html(ruleset: CompiledRuleset, name: str) -> str:
                 f'<td class="text">{e(choice["default"])}</td><td class="text">{e(choice["description"])}</td></tr>'
             )
         parts.append("</tbody></table>")
-    parts.append("</div>")
     parts.append('<ol class="steps">' + "".join(_step_html(s, ruleset) for s in listing) + "</ol></section>")
     return "".join(parts)
+
+
+def first_sentence(text: str, limit: int = CARD_RULE_CHARACTERS) -> str:
+    """The rule's first sentence (cut at ``limit`` characters): the card's one line of rulebook words."""
+    match = re.match(r"(.+?[.!?])(\s|$)", text)
+    sentence = match.group(1) if match else text
+    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
 
 
 def _count_steps(listing: Sequence[Step]) -> int:
@@ -308,7 +329,7 @@ def _count_steps(listing: Sequence[Step]) -> int:
 def _procedure_line(ruleset: CompiledRuleset, name: str) -> str:
     """A procedure in one line, for the card: its title and the rule it follows, in the rulebook's words."""
     procedure = ruleset.procedures[name]
-    return f'<li id="proc-{e(name)}"><b>{e(procedure.title)}</b>: <span class="cite">{e(procedure.rule)}</span></li>'
+    return f'<li id="proc-{e(name)}"><b>{e(procedure.title)}</b>: <span class="cite">{e(first_sentence(procedure.rule))}</span></li>'
 
 
 def _notes_html(ruleset: CompiledRuleset) -> str:
@@ -422,7 +443,7 @@ def _odds_parts(ruleset: CompiledRuleset, chart: Chart) -> list[str]:
     (or its bar chart)."""
     spec = chart.spec
     parts = [f'<section class="block heat-map"><h3>{e(spec.title)}</h3>']
-    parts.append(f'<p class="small">Exact odds of <a href="#proc-{e(spec.procedure)}">{e(ruleset.procedures[spec.procedure].title)}</a>'
+    parts.append(f'<p class="small inputs">Exact odds of <a href="#proc-{e(spec.procedure)}">{e(ruleset.procedures[spec.procedure].title)}</a>'
                  + (f"; {e(_inputs_text(spec))}" if spec.inputs or spec.choices else "") + ".</p>")
     if spec.rule:
         parts.append(f'<p class="rule">{e(spec.rule)}</p>')
