@@ -355,8 +355,7 @@ def _inputs_text(spec: HeatMapSpec) -> str:
 def source_text(source: str) -> str:
     """The ruleset's ``source:`` as the page cites it: the words, without file paths (``shared/seeds/...``
     is where a file sat in someone's repository, not a source a player can look up)."""
-    kept = [word for word in source.split(" ") if not _PATH.match(word.strip(",;()"))]
-    text = " ".join(kept)
+    text = re.sub(r"[^\s,;()]+", lambda word: "" if _PATH.match(word.group()) else word.group(), source)
     text = re.sub(r"\s*[,;]\s*\)", ")", text)  # "(seed 004, )" -> "(seed 004)"
     text = re.sub(r"\(\s*\)", "", text)
     return re.sub(r"\s{2,}", " ", text).strip()
