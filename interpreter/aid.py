@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .aid_html import constant_value, shown_number
 from .errors import Diagnostic, RulesetError, WartableError
-from .limits import Budget, Limits
+from .limits import Budget, LimitExceeded, Limits
 from .summaries import OUTCOME
 from .svg_plot import Bars, colour
 from .sweep import Cell, Dimension, Sweep, SweepError, dimension_from_values, run_sweep
@@ -262,6 +262,16 @@ def entry_budget(limits: Limits, spec: HeatMapSpec, deadline: float | None) -> B
     return budget
 
 
+def _in_cell(error: LimitExceeded, spec: HeatMapSpec, cell: list[Dimension]) -> LimitExceeded:
+    """A cell's breach, its message headed by the aid and the cell (the position stays in the procedure)."""
+    at = ", ".join(f"{dimension.name} = {label}" for dimension in cell for label in dimension.labels())
+    where = f"player aid '{spec.title}'" + (f" at {at}" if at else "")
+    hint = "" if error.diagnostics[0].message.find("max_work") < 0 else " (or give the aids: entry max_work:)"
+    first, *rest = error.diagnostics
+    first = Diagnostic(first.file, first.line, first.column, f"{where}: {first.message}{hint}", first.line_text)
+    return type(error)([first, *rest])
+
+
 def _sweep_by_cell(ruleset: CompiledRuleset, spec: HeatMapSpec, budget: Budget) -> Sweep:
     """The entry's sweep, one cell at a time, each with the whole work budget."""
     dimensions = [axis.dimension for axis in (spec.rows, spec.columns) if axis is not None]
@@ -274,6 +284,8 @@ def _sweep_by_cell(ruleset: CompiledRuleset, spec: HeatMapSpec, budget: Budget) 
             one = run_sweep(ruleset, spec.procedure, alone, spec.inputs, choices=spec.choices, by=spec.by, budget=budget)
         except SweepError as error:
             raise RulesetError(ruleset.compiled[spec.procedure].body.pos.diagnostic(f"player aid '{spec.title}': {error.message}")) from None
+        except LimitExceeded as error:  # which map and cell, and how to give its cells more
+            raise _in_cell(error, spec, alone) from None
         cells.extend(one.cells)
     assert one is not None  # product() of any dimensions yields at least one combination (none: one, empty)
     return replace(one, dimensions=tuple(dimensions), cells=tuple(cells))
@@ -383,9 +395,11 @@ def aid_warnings(ruleset: CompiledRuleset, limits: Limits | None = None) -> list
             continue
         try:
             maps = heat_maps(ruleset, spec, entry_budget(limits, spec, deadline))
-        except WartableError as error:
-            message = error.diagnostics[0].message if getattr(error, "diagnostics", None) else str(error)
-            warnings.append(aid.pos.diagnostic(f"warning: player aid '{spec.title}' would not be drawn: {message}"))
+        except LimitExceeded as error:  # its message names the aid and the cell
+            warnings.append(aid.pos.diagnostic(f"warning: this chart would not be drawn: {error.diagnostics[0].message}"))
+            continue
+        except WartableError as error:  # a rule violated in a cell, say
+            warnings.append(aid.pos.diagnostic(f"warning: player aid '{spec.title}' would not be drawn: {error.diagnostics[0].message}"))
             continue
         for heat in maps:
             value = constant_value(heat)

@@ -678,7 +678,9 @@ def test_each_heat_map_cell_has_a_work_budget_of_its_own(tmp_path, monkeypatch):
     with pytest.raises(LimitExceeded, match="more than 50 units of work"):
         player_aid(ruleset, limits=Limits(max_work=50))  # a cell's own budget still holds
     warnings = aid_warnings(ruleset, Limits(max_work=50))
-    assert [w.message.split(": this")[0] for w in warnings] == ["warning: player aid 'High rolls' would not be drawn"]
+    assert [w.message.split(" units")[0] for w in warnings] == [
+        "warning: this chart would not be drawn: player aid 'High rolls' at count = 1: this procedure needs more than 50"
+    ]
     assert (warnings[0].line, warnings[0].column) == (19, 12)
 
 
