@@ -101,6 +101,8 @@ body.card .scale { margin-bottom: .2rem; }
 body.card ul.oneline { columns: 3; font-size: .68rem; padding-left: 1rem; margin: .2rem 0; }
 body.card p.small:not(.inputs), body.card nav, body.card td code, body.card td br, body.card .rulecol { display: none; }
 body.card div.flow > section.block { flex: 0 1 auto; width: min-content; min-width: 16rem; max-width: 100%; }
+body.card div.flow > section.heat-map { width: max-content; min-width: 0; }
+body.card section.heat-map p, body.card section.heat-map h3 { max-width: 21rem; }
 body.card header > p:not(.meta) { display: none; }
 body.card div.multiples { gap: .2rem .8rem; }
 body.card table.heat td { min-width: 2.4rem; }

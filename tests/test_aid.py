@@ -716,7 +716,7 @@ FULL_PAGES = {
     "eia": (55, 57), "eia_modified_six": (56, 58), "eto": (5, 6), "eto_one_more_pip": (6, 6), "great_war": (28, 30),
     "naval_mines": (8, 9), "surface_combat": (29, 31), "surface_combat_breakoff_strength": (30, 31),
 }
-CARD_PAGES = {"eia": (4, 4), "eto": (1, 1), "great_war": (5, 6), "naval_mines": (2, 2), "surface_combat": (4, 4)}
+CARD_PAGES = {"eia": (4, 5), "eto": (1, 1), "great_war": (5, 6), "naval_mines": (2, 2), "surface_combat": (4, 4)}
 PAPER = ("A4", "letter")
 # Each Chromium print costs a second or two of CPU: every aid on Letter (the measure), the base
 # rulesets on A4 too (a variant's page differs from its base's by a line or two), the longest cards on both.
