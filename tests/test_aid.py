@@ -89,11 +89,14 @@ aids:
     rows: {{over: range, from: 1, to: 3, title: "Range <b>hexes</b>"}}
     columns: {{over: bold, values: [false, true], labels: ["plain {EVIL}", "bold"]}}
     show: {{probability: hit}}
+  - title: "Bars {EVIL}"
+    procedure: shoot
+    inputs: {{range: 2}}
 """
 HOSTILE_STRINGS = [
     f"Title {EVIL} \"double\" & 'single'", "<img src=x onerror=alert(1)>", "Note text " + EVIL, "Table <script>x()</script>",
     "</td></tr></table><script>alert(5)</script>", "Label " + EVIL, "Shoot <script>alert(7)</script>", "Heat map " + EVIL,
-    "plain " + EVIL, "Range <b>hexes</b>", "<b>topic</b>",
+    "plain " + EVIL, "Range <b>hexes</b>", "<b>topic</b>", "Bars " + EVIL,
 ]
 
 
@@ -106,8 +109,9 @@ def hostile(tmp_path, monkeypatch):
 
 def test_hostile_strings_are_escaped_in_the_page(hostile):
     page, summary = player_aid(hostile)
-    assert summary["heat_maps"] == 1
+    assert summary["heat_maps"] == 1 and summary["bar_charts"] == 1
     assert "<script" not in page.lower()
+    assert "<text" in page and "Bars &lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt;</text>" in page  # the SVG's title
     assert "<img" not in page and "onmouseover=\"" not in page and "onclick=\"" not in page
     assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt;" in page
     assert "&quot;double&quot;" in page
