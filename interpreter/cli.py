@@ -150,6 +150,11 @@ def _odds_options(odds: argparse.ArgumentParser) -> None:
     odds.add_argument("--se", metavar="SE", help="with --auto: sample until every outcome's share has at most this standard error (default 0.005)")
     odds.add_argument("--seed", metavar="N", help="with --auto: the seed it samples with (replays a sampled answer)")
     _add_jobs_option(odds, "with --auto: worker processes playing the seeded chunks when it samples")
+    _add_plot_option(odds, "a bar chart of the outcome distribution (or of the --by fields)")
+
+
+def _add_plot_option(command: argparse.ArgumentParser, what: str) -> None:
+    command.add_argument("--plot", metavar="FILE.svg", help=f"also write {what} to FILE.svg (a self-contained SVG picture)")
 
 
 def _sweep_options(sweep: argparse.ArgumentParser) -> None:
@@ -166,11 +171,14 @@ def _sweep_options(sweep: argparse.ArgumentParser) -> None:
                        help="with --format csv: probabilities and means as exact fractions (1/6), not decimals (0.16666666666666666)")
     _add_jobs_option(sweep, "worker processes computing the rows (the same results for any number)")
     _add_limit_options(sweep)
+    _add_plot_option(sweep, "lines (one --over) or heat maps (two --over) of the outcomes' probabilities")
 
 
 def _aid_options(aid: argparse.ArgumentParser) -> None:
     aid.add_argument("ruleset", metavar="RULESET")
     aid.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: standard output)")
+    aid.add_argument("--card", action="store_true",
+                     help="a compact card: odds, tables and modifiers in small print on a page or two; each procedure in one line")
     _add_json_option(aid)
     _add_limit_options(aid)
 

@@ -44,8 +44,7 @@ from .errors import RulesetError, UsageError
 
 def check_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from . import results
-    from .errors import format_diagnostic
-    from .render import text_check_entry
+    from .render import text_check_entry, text_diagnostic
     from .reporters import Timings, github_check, junit_check
     from .resources import bundled_names
 
@@ -60,8 +59,8 @@ def check_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
         if output == "text":
             if error is not None:
                 print(error.format(), file=stderr)
-            for warning in entry.get("warnings", ()):
-                print(format_diagnostic(warning["file"], warning["line"], warning["column"], warning["message"], warning["line_text"]), file=stderr)
+            for warning in entry.get("warnings", ()):  # the lint's and the player aid's: the check still passes
+                print(text_diagnostic(warning), file=stderr)
             print(text_check_entry(entry), file=stderr if error is not None else stdout)
     document = results.check_report(entries)
     if output == "json":
@@ -78,7 +77,7 @@ def _check_one(name: str, command_line: CommandLine, args: argparse.Namespace) -
     fragment or a situation (``checked_file.file_kind``) is checked against its own schema; anything
     else is loaded as a ruleset (every check a ruleset gets, the player aids' included)."""
     from . import results
-    from .aid import aid_problems
+    from .aid import aid_problems, aid_warnings
     from .checked_file import RULESET, check_file, file_kind
     from .lint import as_errors, lint
     from .loader import load_ruleset
@@ -92,7 +91,8 @@ def _check_one(name: str, command_line: CommandLine, args: argparse.Namespace) -
         problems = aid_problems(ruleset)
         if problems:
             raise RulesetError(problems)
-        warnings = lint(ruleset)
+        # the lint's warnings, then the player aid's (its charts computed: all-equal heat maps, cells over budget)
+        warnings = [*lint(ruleset), *aid_warnings(ruleset)]
         if warnings and getattr(args, "strict", False):
             raise RulesetError(as_errors(warnings))
     except UsageError as error:
@@ -100,7 +100,7 @@ def _check_one(name: str, command_line: CommandLine, args: argparse.Namespace) -
     except RulesetError as error:
         return results.check_failed(name, error.diagnostics, None if kind == RULESET else kind), error
     entry = results.check_passed(ruleset.model, name)
-    if warnings:  # the lint pass's: the ruleset passes, and each is printed as file:line:column: warning: ...
+    if warnings:  # the ruleset passes, and each is printed as file:line:column: warning: ...
         entry["warnings"] = [results.diagnostic(d, "warning") for d in warnings]
     return entry, None
 
@@ -302,6 +302,10 @@ def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
 
     call = _call(args, command_line, stderr)
     _check_auto_options(args, command_line)
+    if args.plot is not None:  # --plot: refused before anything is computed
+        from .cli_plot import check_plot_target
+
+        check_plot_target(args.plot, command_line, what_if=bool(args.what_if))
     if args.auto:
         return _auto_odds(call, args, command_line, stdout, stderr)
     if args.what_if:
@@ -317,6 +321,10 @@ def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
         print_json(_odds_document(call, found, open_names), stdout)
     else:
         _print_odds(call, found, open_names, stdout)
+    if args.plot is not None:  # --plot FILE.svg: the same distributions as a bar chart
+        from .cli_plot import write_odds_plot
+
+        write_odds_plot(args.plot, call, found, open_names, command_line, stderr)
     return 0
 
 
@@ -504,6 +512,10 @@ def sweep_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
     digits = parse_digits(args.digits, command_line)
     output = output_format(args)
     _check_exact(args.exact, output, digits, command_line)
+    if args.plot is not None:  # --plot: refused before anything is computed
+        from .cli_plot import check_plot_target
+
+        check_plot_target(args.plot, command_line, dimensions=len(dimensions))
     try:
         result = run_sweep(ruleset, args.procedure, dimensions, inputs, choices=choices, by=by, limits=limits_of(args, command_line),
                            jobs=parse_jobs(args.jobs, command_line))
@@ -517,6 +529,10 @@ def sweep_command(args: argparse.Namespace, command_line: CommandLine, stdout: T
         print(sweep_csv(document, digits, exact=args.exact), file=stdout)
     else:
         print(SWEEP_FORMATS[output](document, digits), file=stdout)
+    if args.plot is not None:  # --plot FILE.svg: lines or heat maps of the same odds
+        from .cli_plot import write_sweep_plot
+
+        write_sweep_plot(args.plot, result, command_line, stderr)
     return 0
 
 
@@ -539,7 +555,7 @@ def aid_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
     ruleset = load(args.ruleset, command_line, args)
     if args.output:
         _refuse_to_overwrite_input(args, command_line)
-    page, summary = player_aid(ruleset, limits=limits_of(args, command_line))
+    page, summary = player_aid(ruleset, limits=limits_of(args, command_line), card=args.card)
     if args.output:
         path = Path(args.output)
         try:
