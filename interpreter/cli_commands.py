@@ -226,7 +226,7 @@ def run_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
     limits = limits_of(args, command_line)
     if args.n is not None:
         return _monte_carlo(call, args, command_line, seed, dice, stdout, stderr, limits)
-    for flag, value in (("--by", args.by), ("--digits", args.digits)):
+    for flag, value in (("--by", args.by), ("--digits", args.digits), ("--full", args.full or None)):
         if value is not None:
             raise command_line.error(command_line.find(value, flag), f"{flag} summarises many plays: give --n TRIALS too")
     try:
@@ -254,7 +254,8 @@ def _monte_carlo(
     """``run --n TRIALS``: the outcomes of many seeded plays."""
     from . import results
     from .api import monte_carlo
-    from .render import text_sample
+    from .battle_summary import sample_summary
+    from .render import listing_too_big, text_sample, text_summary
 
     trials = parse_count(args.n, "--n", command_line)
     if trials > limits.max_trials:
@@ -276,15 +277,21 @@ def _monte_carlo(
     document = results.sample(sample, by=call.by, digits=call.digits)
     if args.json:
         print_json(document, stdout)
+    elif call.by is None and not args.full and listing_too_big(document):
+        print(text_summary(sample_summary(sample, call.digits), digits=call.digits), file=stdout)
     else:
         print(text_sample(document, digits=call.digits), file=stdout)
     return 0
 
 
 def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
     from .api import odds_by_choice
 
     call = _call(args, command_line, stderr)
+    if args.what_if and output_format(args) in ("csv", "markdown"):
+        index = command_line.find(args.what_if[0], "--what-if")
+        raise command_line.error(index, f"--what-if compares two sets of odds: --format {output_format(args)} lists one (use table or json)")
     if args.what_if:
         return _what_if(call.ruleset, args, call.inputs, call.choices, command_line, stdout)
     found = odds_by_choice(call.ruleset, args.procedure, call.inputs, choices=call.choices, limits=limits_of(args, command_line),
@@ -292,10 +299,16 @@ def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     if stderr.isatty():
         print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
     open_names = [name for name in found[0][0] if name not in call.choices] if len(found) > 1 else []
-    if args.json:
+    output = output_format(args)
+    if output == "json":
         print_json(_odds_document(call, found, open_names), stdout)
+    elif output in ("csv", "markdown"):
+        from .render import odds_csv, odds_markdown
+
+        documents = [(chosen, results.distribution(d, by=call.by, digits=call.digits)) for chosen, d in found]
+        print((odds_csv if output == "csv" else odds_markdown)(documents, open_names, call.digits), file=stdout)
     else:
-        _print_odds(call, found, open_names, stdout)
+        _print_odds(call, found, open_names, stdout, full=args.full)
     return 0
 
 
@@ -317,17 +330,23 @@ def _odds_document(call: _Call, found: list[tuple[dict[str, str], Distribution]]
     return document
 
 
-def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], open_names: list[str], stdout: TextIO) -> None:
-    """``odds`` as text: one distribution per combination of the open choices, each headed by them."""
+def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], open_names: list[str], stdout: TextIO, *, full: bool) -> None:
+    """``odds`` as text: one distribution per combination of the open choices, each headed by them;
+    each summarised when its listing would not fit a screen (``render.listing_too_big``), unless ``full``."""
     from . import results
-    from .render import text_distribution
+    from .battle_summary import distribution_summary
+    from .render import listing_too_big, text_distribution, text_summary
 
     for index, (chosen, distribution) in enumerate(found):
         if index:
             print(file=stdout)
         if open_names:
             print("with " + ", ".join(f"{name} = {chosen[name]}" for name in open_names) + ":", file=stdout)
-        print(text_distribution(results.distribution(distribution, by=call.by, digits=call.digits), digits=call.digits), file=stdout)
+        document = results.distribution(distribution, by=call.by, digits=call.digits)
+        if call.by is None and not full and listing_too_big(document):
+            print(text_summary(distribution_summary(distribution, call.digits), digits=call.digits), file=stdout)
+        else:
+            print(text_distribution(document, digits=call.digits), file=stdout)
 
 
 def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: TextIO) -> int:
@@ -346,7 +365,7 @@ def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: 
     before = odds(ruleset, args.procedure, inputs, choices=choices, budget=budget)
     after = odds(changed, args.procedure, inputs, choices=choices, budget=budget)
     label = "what-if " + "; ".join(args.what_if)
-    _print_odds_changes(before, after, ruleset.name, label, args.json, stdout)
+    _print_odds_changes(before, after, ruleset.name, label, output_format(args) == "json", stdout)
     return 0
 
 

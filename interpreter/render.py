@@ -277,11 +277,25 @@ def text_resolution(doc: dict, *, full_trace: bool, provenance: bool = False) ->
     return "\n".join(lines)
 
 
+# The decimal rule: an exact fraction is printed beside its percentage only while it is short
+# enough to read at a glance, at most this many characters ("1595/7776", "10324823/60466176").
+# A longer one (a battle's odds run to 150 digits) is put away: the percentage says what a
+# player can use, and --json (or --format csv) keeps every fraction exact.
+MAX_FRACTION_CHARS = 20
+
+
+def readable_fraction(exact: str) -> str:
+    """``exact`` as :func:`results.shown_fraction` shows it, or '' when longer than :data:`MAX_FRACTION_CHARS`."""
+    shown = results.shown_fraction(exact)
+    return shown if len(shown) <= MAX_FRACTION_CHARS else ""
+
+
 def _probability_cells(exact: str, p: float, digits: int | None) -> list[str]:
-    """The fraction, the percentage and a bar; with ``digits``, the decimal alone."""
+    """The fraction (when short: see :data:`MAX_FRACTION_CHARS`), the percentage and a bar; with
+    ``digits``, the decimal alone."""
     if digits is not None:
         return [f"{p:.{digits}f}", "#" * round(p * BAR_WIDTH)]
-    return [results.shown_fraction(exact), f"{p * 100:8.4f}%", "#" * round(p * BAR_WIDTH)]
+    return [readable_fraction(exact), f"{p * 100:8.4f}%", "#" * round(p * BAR_WIDTH)]
 
 
 def _key_text(values: dict) -> str:
@@ -293,7 +307,7 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
         return []
     rows = []
     for name, mean in means.items():
-        if digits is None and "mean" in mean:
+        if digits is None and "mean" in mean and readable_fraction(mean["mean"]):
             shown = [results.shown_fraction(mean["mean"]), f"({mean['value']:.4f})"]
         else:
             shown = [f"{mean['value']:.{digits if digits is not None else 4}f}"]
@@ -312,11 +326,24 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
     return ["means:"] + [indent + line for line in _align(rows)]
 
 
+# No line of odds or a sample is wider than this, the inputs line (870 characters for the smallest
+# EIA battle, 3,500 for eight ships a side) wrapped to fit: a wide terminal shows it whole.
+SCREEN_WIDTH = 200
+
+
+def _wrapped_inputs(inputs: dict) -> list[str]:
+    """The inputs line, wrapped (between values where it can) to lines of at most :data:`SCREEN_WIDTH`."""
+    import textwrap
+
+    if not inputs:
+        return []
+    return textwrap.wrap(_inputs_line(inputs), SCREEN_WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+
+
 def _odds_heading(doc: dict, what: str) -> list[str]:
     """The lines above exact odds or a sample: what was run, its inputs, the illustrative tables, the ``by`` fields."""
     lines = [f"{doc['ruleset']} {doc['procedure']}: {what}"]
-    if doc["inputs"]:
-        lines.append(_inputs_line(doc["inputs"]))
+    lines += _wrapped_inputs(doc["inputs"])
     lines.extend(_illustrative_line(doc))
     if "marginal" in doc:
         lines.append("by " + ", ".join(doc["by"]) + ":")
@@ -344,7 +371,7 @@ def text_distribution(doc: dict, *, digits: int | None = None) -> str:
 
 @for_terminal
 def text_sample(doc: dict, *, digits: int | None = None) -> str:
-    lines = _odds_heading(doc, f"{doc['trials']} trials (seed {doc['seed']})")
+    lines = _odds_heading(doc, f"sampled: {doc['trials']} plays (seed {doc['seed']}), ± one standard error (in points)")
     places = digits if digits is not None else 4
     entries = doc["marginal"] if "marginal" in doc else doc["outcomes"]
     rows = []
@@ -359,6 +386,163 @@ def text_sample(doc: dict, *, digits: int | None = None) -> str:
     if rows:
         lines.extend("  " + line for line in _align(rows))
     lines.extend(text_means(doc.get("means", {}), digits))
+    return "\n".join(lines)
+
+
+# ---- summaries of many outcomes ------------------------------------------------------------------
+# A listing of every outcome is the answer while it fits on a screen; past that (more outcomes than
+# a player compares at a glance, or lines wider than a wide terminal) `odds` and `run --n` print the
+# battle summary instead (see battle_summary), and `--full` the listing.
+
+MAX_LISTED_OUTCOMES = 12
+
+
+def listing_too_big(doc: dict) -> bool:
+    """Would the listing of every outcome (``doc`` from ``results.distribution``/``results.sample``,
+    without ``--by``) run past :data:`MAX_LISTED_OUTCOMES` lines or :data:`SCREEN_WIDTH` characters?"""
+    outcomes = doc["outcomes"]
+    if len(outcomes) > MAX_LISTED_OUTCOMES:
+        return True
+    # an outcome's line: its text, then about 60 characters of fraction, percentage and bar
+    return any(len(show_outcome(printable_doc(o))) + 2 + BAR_WIDTH + 20 > SCREEN_WIDTH for o in outcomes)
+
+
+def _summary_share(entry: dict, digits: int | None, sampled: bool) -> list[str]:
+    """A share's cells: exact, the fraction (when short) and the percentage; sampled, the count,
+    the percentage and its standard error (in points); with ``digits``, decimals, not percentages."""
+    p = entry["p"]
+    shown = f"{p:.{digits}f}" if digits is not None else f"{p * 100:.2f}%"
+    if not sampled:
+        fraction = readable_fraction(entry["probability"]) if digits is None else ""
+        return ["" if "/" not in fraction else fraction, shown]  # no "1" beside 100.00%
+    error = entry["standard_error"]
+    return [str(entry["count"]), shown, "± " + (f"{error:.{digits}f}" if digits is not None else f"{error * 100:.2f}")]
+
+
+def _category_lines(category: dict, digits: int | None, sampled: bool) -> list[str]:
+    rows = [[show_plain(v["value"])] + _summary_share(v, digits, sampled) + ["#" * round(v["p"] * BAR_WIDTH)] for v in category["values"]]
+    if "others" in category:
+        others = category["others"]
+        rows.append([f"({others['values']} other values)"] + _summary_share(others, digits, sampled) + ["#" * round(others["p"] * BAR_WIDTH)])
+    if "absent" in category:
+        rows.append(["(no such field)"] + _summary_share(category["absent"], digits, sampled) + ["#" * round(category["absent"]["p"] * BAR_WIDTH)])
+    title = "outcome:" if category["field"] == "outcome" else f"{category['field']}:"
+    return [title] + ["  " + line for line in _align(rows)]
+
+
+def _number_lines(numbers: list[dict], digits: int | None, sampled: bool) -> list[str]:
+    """One line a numeric field: mean (± its standard error when sampled), sd, least and greatest, at least k."""
+    if not numbers:
+        return []
+    places = digits if digits is not None else 4
+    columns = max((len(n.get("at_least", [])) for n in numbers), default=0)
+    header = ["field", "mean"] + (["± error"] if sampled else []) + ["sd", "min", "max"] + [f"at least {k}" for k in range(1, columns + 1)]
+    rows = [header]
+    for number in numbers:
+        mean = f"{number['value']:.{places}f}"
+        if not sampled and digits is None and readable_fraction(number["mean"]) and "/" in results.shown_fraction(number["mean"]):
+            mean = f"{results.shown_fraction(number['mean'])} = {mean}"
+        row = [number["field"], mean]
+        if sampled:
+            error = number["standard_error"]
+            row.append("n/a" if error is None else f"± {error:.{places}f}")
+        row += [f"{number['sd']:.{places}f}", str(number["min"]), str(number["max"])]
+        at_least = number.get("at_least", [])
+        row += [" ".join(_summary_share(a, digits, sampled)[1:]).strip() for a in at_least]  # "21.85%", "34.25% ± 1.06"
+        row += [""] * (columns - len(at_least))
+        rows.append(row)
+    where = [n["field"] for n in numbers if n["probability"] not in ("1/1", 1, 1.0)]
+    lines = ["numbers (mean and sd where the field is present; at least k over every outcome):"]
+    lines += ["  " + line for line in _align(rows)]
+    if where:
+        lines.append("  present in only some outcomes: " + ", ".join(where))
+    return lines
+
+
+@for_terminal
+def text_summary(doc: dict, *, digits: int | None = None) -> str:
+    """The battle summary (``battle_summary``) of exact odds or of a sample, within one screen."""
+    sampled = doc["kind"] == "sampled"
+    what = (f"sampled: {doc['trials']} plays (seed {doc['seed']}), ± one standard error" if sampled else "exact odds")
+    lines = [f"{doc['ruleset']} {doc['procedure']}: {what}; a summary of {doc['distinct_outcomes']} distinct outcomes (--full lists each)"]
+    lines += _wrapped_inputs(doc["inputs"])
+    lines.extend(_illustrative_line(doc))
+    for category in doc["categories"]:
+        lines += _category_lines(category, digits, sampled)
+    lines += _number_lines(doc["numbers"], digits, sampled)
+    if doc["other_fields"]:
+        lines.append("not summarised (lists and records; --full shows them): " + ", ".join(doc["other_fields"]))
+    if not sampled and results.parse_fraction(doc["truncated"]):
+        truncated = doc["truncated"]
+        lines.append(f"truncated (not explored): {readable_fraction(truncated) or results.approximate(results.parse_fraction(truncated))}"
+                     f" = {float(results.parse_fraction(truncated)):.3g}")
+    return "\n".join(lines)
+
+
+# ---- odds as CSV and markdown ----------------------------------------------------------------------
+
+
+def _odds_grid(documents: list[tuple[dict, dict]], open_names: list[str], *, for_programs: bool, digits: int | None) -> list[list[str]]:
+    """Header and rows of ``odds --format csv|markdown``: the open choices, the outcome (or the ``--by``
+    fields) and its fields, one column each, then the probability.
+
+    CSV (``for_programs``) writes the exact fraction whole (``1595/7776``, however long) and the float
+    beside it as sweep's CSV does (``reporters.decimal_cell``), true/false for booleans; markdown, for
+    people, the fraction when short (the decimal rule, :data:`MAX_FRACTION_CHARS`) and a percentage.
+    Mass a bounded loop did not explore is a last row whose outcome is ``(truncated)``.
+    """
+    from .reporters import csv_plain, decimal_cell
+
+    plain = csv_plain if for_programs else show_plain
+    entries_of = [(chosen, doc["marginal"] if "marginal" in doc else doc["outcomes"]) for chosen, doc in documents]
+    if "marginal" in documents[0][1]:
+        columns = list(documents[0][1]["by"])
+    else:
+        fields: dict[str, None] = {}
+        for _, entries in entries_of:
+            for entry in entries:
+                fields.update(dict.fromkeys(entry["fields"]))
+        columns = ["outcome", *fields]
+
+    def cells(entry: dict) -> list[str]:
+        if "values" in entry:
+            return [plain(entry["values"][name]) for name in columns]
+        return [entry["name"]] + [plain(entry["fields"][name]) if name in entry["fields"] else "" for name in columns[1:]]
+
+    def numbers(exact: str, p: float) -> list[str]:
+        if for_programs:
+            return [exact.removesuffix("/1") if exact.endswith("/1") and not exact.startswith("0/") else exact, f"{p:.{digits}f}" if digits is not None else decimal_cell(exact, p)]
+        return [readable_fraction(exact), f"{p:.{digits}f}" if digits is not None else f"{p * 100:.4f}%"]
+
+    grid = [open_names + columns + (["probability", "p"] if for_programs else ["probability", "%" if digits is None else "p"])]
+    for (chosen, entries), (_, doc) in zip(entries_of, documents):
+        choice_cells = [chosen[name] for name in open_names]
+        grid.extend(choice_cells + cells(entry) + numbers(entry["probability"], entry["p"]) for entry in entries)
+        truncated = results.parse_fraction(doc["truncated"])
+        if truncated:
+            grid.append(choice_cells + ["(truncated)"] + [""] * (len(columns) - 1) + numbers(doc["truncated"], float(truncated)))
+    return grid
+
+
+def odds_csv(documents: list[tuple[dict, dict]], open_names: list[str], digits: int | None = None) -> str:
+    """``odds --format csv``: one row an outcome (per combination of the open choices), for programs."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(_odds_grid(documents, open_names, for_programs=True, digits=digits))
+    return buffer.getvalue().rstrip("\n")
+
+
+def odds_markdown(documents: list[tuple[dict, dict]], open_names: list[str], digits: int | None = None) -> str:
+    """``odds --format markdown``: the same rows as a markdown table, cells escaped as sweep's are."""
+    from .reporters import _markdown_cell
+
+    grid = _odds_grid(documents, open_names, for_programs=False, digits=digits)
+    numbers = 2
+    lines = ["| " + " | ".join(_markdown_cell(c) for c in grid[0]) + " |"]
+    lines.append("|" + "|".join("---:" if i >= len(grid[0]) - numbers else "---" for i in range(len(grid[0]))) + "|")
+    lines.extend("| " + " | ".join(_markdown_cell(c) for c in row) + " |" for row in grid[1:])
     return "\n".join(lines)
 
 
