@@ -280,14 +280,19 @@ def text_resolution(doc: dict, *, full_trace: bool, provenance: bool = False) ->
 # The decimal rule: an exact fraction is printed beside its percentage only while it is short
 # enough to read at a glance, at most this many characters ("1595/7776", "10324823/60466176").
 # A longer one (a battle's odds run to 150 digits) is put away: the percentage says what a
-# player can use, and --json (or --format csv) keeps every fraction exact.
+# player can use, and --json (or --format csv) keeps every fraction exact.  Only where the
+# decimal printed beside it would read 0 does a long fraction stay, approximated
+# (``≈1.0e-4350``): it is then the one thing saying how small the chance is.
 MAX_FRACTION_CHARS = 20
 
 
-def readable_fraction(exact: str) -> str:
-    """``exact`` as :func:`results.shown_fraction` shows it, or '' when longer than :data:`MAX_FRACTION_CHARS`."""
-    shown = results.shown_fraction(exact)
-    return shown if len(shown) <= MAX_FRACTION_CHARS else ""
+def readable_fraction(exact: str, shown_as_zero: bool = False) -> str:
+    """``exact`` as a player reads it beside its decimal (see :data:`MAX_FRACTION_CHARS`): whole when
+    short; approximated when long but the decimal beside it reads 0 (``shown_as_zero``); else ''."""
+    numerator, _, denominator = exact.partition("/")
+    if len(numerator) + len(denominator) + 1 <= MAX_FRACTION_CHARS:
+        return results.shown_fraction(exact)
+    return results.approximate(results.parse_fraction(exact)) if shown_as_zero and numerator.strip("+-0") else ""
 
 
 def _probability_cells(exact: str, p: float, digits: int | None) -> list[str]:
@@ -295,7 +300,8 @@ def _probability_cells(exact: str, p: float, digits: int | None) -> list[str]:
     ``digits``, the decimal alone."""
     if digits is not None:
         return [f"{p:.{digits}f}", "#" * round(p * BAR_WIDTH)]
-    return [readable_fraction(exact), f"{p * 100:8.4f}%", "#" * round(p * BAR_WIDTH)]
+    percentage = f"{p * 100:8.4f}%"
+    return [readable_fraction(exact, shown_as_zero=not percentage.strip("0.% ")), percentage, "#" * round(p * BAR_WIDTH)]
 
 
 def _key_text(values: dict) -> str:
@@ -307,7 +313,7 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
         return []
     rows = []
     for name, mean in means.items():
-        if digits is None and "mean" in mean and readable_fraction(mean["mean"]):
+        if digits is None and "mean" in mean and readable_fraction(mean["mean"], shown_as_zero=not f"{mean['value']:.4f}".strip("-0.")):
             shown = [results.shown_fraction(mean["mean"]), f"({mean['value']:.4f})"]
         else:
             shown = [f"{mean['value']:.{digits if digits is not None else 4}f}"]
@@ -413,10 +419,16 @@ def _summary_share(entry: dict, digits: int | None, sampled: bool) -> list[str]:
     p = entry["p"]
     shown = f"{p:.{digits}f}" if digits is not None else f"{p * 100:.2f}%"
     if not sampled:
-        fraction = readable_fraction(entry["probability"]) if digits is None else ""
-        return ["" if "/" not in fraction else fraction, shown]  # no "1" beside 100.00%
+        fraction = readable_fraction(entry["probability"], shown_as_zero=not shown.strip("0.%")) if digits is None else ""
+        return ["" if fraction in ("0", "1") else fraction, shown]  # no "1" beside 100.00%
     error = entry["standard_error"]
     return [str(entry["count"]), shown, "± " + (f"{error:.{digits}f}" if digits is not None else f"{error * 100:.2f}")]
+
+
+def _align_filled(rows: list[list[str]]) -> list[str]:
+    """:func:`_align`, leaving out a column empty in every row (no fraction is short enough to show)."""
+    kept = [i for i in range(len(rows[0])) if any(row[i] for row in rows)]
+    return _align([[row[i] for i in kept] for row in rows])
 
 
 def _category_lines(category: dict, digits: int | None, sampled: bool) -> list[str]:
@@ -427,7 +439,7 @@ def _category_lines(category: dict, digits: int | None, sampled: bool) -> list[s
     if "absent" in category:
         rows.append(["(no such field)"] + _summary_share(category["absent"], digits, sampled) + ["#" * round(category["absent"]["p"] * BAR_WIDTH)])
     title = "outcome:" if category["field"] == "outcome" else f"{category['field']}:"
-    return [title] + ["  " + line for line in _align(rows)]
+    return [title] + ["  " + line for line in _align_filled(rows)]
 
 
 def _number_lines(numbers: list[dict], digits: int | None, sampled: bool) -> list[str]:
@@ -451,12 +463,18 @@ def _number_lines(numbers: list[dict], digits: int | None, sampled: bool) -> lis
         row += [" ".join(_summary_share(a, digits, sampled)[1:]).strip() for a in at_least]  # "21.85%", "34.25% ± 1.06"
         row += [""] * (columns - len(at_least))
         rows.append(row)
-    where = [n["field"] for n in numbers if n["probability"] not in ("1/1", 1, 1.0)]
+    where = [f"{n['field']} {_presence(n['probability'], digits)}" for n in numbers if n["probability"] not in ("1/1", 1, 1.0)]
     lines = ["numbers (mean and sd where the field is present; at least k over every outcome):"]
     lines += ["  " + line for line in _align(rows)]
     if where:
         lines.append("  present in only some outcomes: " + ", ".join(where))
     return lines
+
+
+def _presence(probability: str | float, digits: int | None) -> str:
+    """The chance that an outcome carries a field (exact ``"p/q"`` or a sampled share), as a percentage."""
+    p = float(results.parse_fraction(probability)) if isinstance(probability, str) else probability
+    return f"{p:.{digits}f}" if digits is not None else f"{p * 100:.2f}%"
 
 
 @for_terminal
@@ -474,7 +492,7 @@ def text_summary(doc: dict, *, digits: int | None = None) -> str:
         lines.append("not summarised (lists and records; --full shows them): " + ", ".join(doc["other_fields"]))
     if not sampled and results.parse_fraction(doc["truncated"]):
         truncated = doc["truncated"]
-        lines.append(f"truncated (not explored): {readable_fraction(truncated) or results.approximate(results.parse_fraction(truncated))}"
+        lines.append(f"truncated (not explored): {readable_fraction(truncated, shown_as_zero=True)}"
                      f" = {float(results.parse_fraction(truncated)):.3g}")
     return "\n".join(lines)
 
@@ -512,7 +530,8 @@ def _odds_grid(documents: list[tuple[dict, dict]], open_names: list[str], *, for
     def numbers(exact: str, p: float) -> list[str]:
         if for_programs:
             return [exact.removesuffix("/1") if exact.endswith("/1") and not exact.startswith("0/") else exact, f"{p:.{digits}f}" if digits is not None else decimal_cell(exact, p)]
-        return [readable_fraction(exact), f"{p:.{digits}f}" if digits is not None else f"{p * 100:.4f}%"]
+        shown = f"{p:.{digits}f}" if digits is not None else f"{p * 100:.4f}%"
+        return [readable_fraction(exact, shown_as_zero=not shown.strip("0.%")), shown]
 
     grid = [open_names + columns + (["probability", "p"] if for_programs else ["probability", "%" if digits is None else "p"])]
     for (chosen, entries), (_, doc) in zip(entries_of, documents):
