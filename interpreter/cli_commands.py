@@ -303,7 +303,7 @@ def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     if output == "json":
         print_json(_odds_document(call, found, open_names), stdout)
     elif output in ("csv", "markdown"):
-        from .render import odds_csv, odds_markdown
+        from .odds_formats import odds_csv, odds_markdown
 
         documents = [(chosen, results.distribution(d, by=call.by, digits=call.digits)) for chosen, d in found]
         print((odds_csv if output == "csv" else odds_markdown)(documents, open_names, call.digits), file=stdout)
