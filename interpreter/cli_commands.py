@@ -16,7 +16,7 @@ from . import ir
 from .limits import Limits
 
 if TYPE_CHECKING:  # pragma: no cover - the commands import these when they run
-    from .api import Distribution
+    from .api import Distribution, Sample
     from .compiled_ruleset import CompiledRuleset
 
 from .cli_inputs import gather_choices, gather_inputs
@@ -252,10 +252,7 @@ def _monte_carlo(
     stdout: TextIO, stderr: TextIO, limits: Limits,
 ) -> int:
     """``run --n TRIALS``: the outcomes of many seeded plays."""
-    from . import results
     from .api import monte_carlo
-    from .battle_summary import sample_summary
-    from .render import listing_too_big, text_sample, text_summary
 
     trials = parse_count(args.n, "--n", command_line)
     if trials > limits.max_trials:
@@ -274,14 +271,24 @@ def _monte_carlo(
     finally:  # a breach (the timeout) is printed on a clean line
         if show_progress:
             print("\r" + " " * 40 + "\r", end="", file=raw_stream(stderr))
+    _print_sample(call, sample, stdout, as_json=args.json, full=args.full)
+    return 0
+
+
+def _print_sample(call: _Call, sample: Sample, stdout: TextIO, *, as_json: bool, full: bool) -> None:
+    """A sample as ``run --n`` prints it: JSON; the summary when the listing would not fit a screen
+    (``render.listing_too_big``) and neither ``--by`` nor ``full`` asks for more; else the listing."""
+    from . import results
+    from .battle_summary import sample_summary
+    from .render import listing_too_big, text_sample, text_summary
+
     document = results.sample(sample, by=call.by, digits=call.digits)
-    if args.json:
+    if as_json:
         print_json(document, stdout)
-    elif call.by is None and not args.full and listing_too_big(document):
+    elif call.by is None and not full and listing_too_big(document):
         print(text_summary(sample_summary(sample, call.digits), digits=call.digits), file=stdout)
     else:
         print(text_sample(document, digits=call.digits), file=stdout)
-    return 0
 
 
 def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
