@@ -301,3 +301,59 @@ def test_format_csv_refused_with_what_if(duel_file):
     code, _, err = run(["odds", duel_file, "coin", "--format", "csv", "--what-if", "X+1"])
     assert code == 2
     assert "--what-if compares two sets of odds" in err
+
+
+def test_format_csv_with_an_open_choice(write_yaml):
+    # aim high: a hit on 5-6 (1/3); aim low: a hit on 3-6 (2/3).  One block of rows per option, in
+    # the order odds_by_choice gives them (high first, as declared), the option in its own column.
+    body = 'let d = 1d6\nif (aim == "high" and d >= 5) or (aim == "low" and d >= 3) then\n  outcome hit\nend\noutcome miss'
+    path = write_yaml(ruleset_text({"p": procedure(body, choices='{aim: {options: [high, low], default: high, rule: "r"}}')}))
+    code, out, _ = run(["odds", str(path), "p", "--format", "csv"])
+    assert code == 0
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["aim", "outcome", "probability", "p"]
+    assert [row[:3] for row in rows[1:]] == [["high", "miss", "2/3"], ["high", "hit", "1/3"], ["low", "hit", "2/3"], ["low", "miss", "1/3"]]
+
+
+def test_format_csv_writes_the_truncated_mass(write_yaml):
+    # a coin flipped until heads, at most 3 times (limit 3): heads on flip 1, 2, 3 with 1/2, 1/4, 1/8;
+    # the 1/8 where all three are tails still wants to flip: the truncated mass, the last row
+    body = "let flips = 0\nlet heads = false\nwhile not heads limit 3 do\n  set flips = flips + 1\n  set heads = 1d2 == 1\nend\noutcome done(flips = flips)"
+    path = write_yaml(ruleset_text({"p": procedure(body)}))
+    code, out, err = run(["odds", str(path), "p", "--format", "csv"])
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows == [["outcome", "flips", "probability", "p"], ["done", "1", "1/2", "0.5"], ["done", "2", "1/4", "0.25"],
+                    ["done", "3", "1/8", "0.125"], ["(truncated)", "", "1/8", "0.125"]]
+
+
+def test_summary_lists_eight_values_and_the_rest_and_an_absent_field(write_yaml):
+    # a d12 names the outcome o1..o12 (1/12 each), a d2 gives x: 24 distinct outcomes of 1/24.
+    # Equal shares go by name: o1, o10, o11, o12, o2, o3, o4, o5, then 4 others, 4/12 = 1/3.
+    # Only o1 carries crit (yes): 1/12; the other 11/12 have no such field.
+    branches = "\n".join(
+        f"{'if' if k == 1 else 'elif'} d == {k} then\n  outcome o{k}(x = x{', crit = true' if k == 1 else ''})" for k in range(1, 13)
+    )
+    path = write_yaml(ruleset_text({"p": procedure(f"let d = 1d12\nlet x = 1d2\n{branches}\nend\noutcome never")}))
+    code, out, _ = run(["odds", str(path), "p"])
+    assert code == 0
+    assert [line.split()[0] for line in section(out, "outcome:")][:8] == ["o1", "o10", "o11", "o12", "o2", "o3", "o4", "o5"]
+    assert section(out, "outcome:")[8].split()[:5] == ["(4", "other", "values)", "1/3", "33.33%"]
+    assert [line.split()[:3] for line in section(out, "crit:")] == [["yes", "1/12", "8.33%"], ["(no", "such", "field)"]]
+    assert section(out, "crit:")[1].split()[3:5] == ["11/12", "91.67%"]
+    # x is 1 or 2, each 1/2: mean 3/2, sd 1/2, at least 1: 100%, at least 2: 50%
+    numbers = section(out, "numbers (mean and sd where the field is present; at least k over every outcome):")
+    assert numbers[1].split() == ["x", "3/2", "=", "1.5000", "0.5000", "1", "2", "100.00%", "50.00%"]
+
+
+def test_summary_says_what_was_truncated(write_yaml):
+    # flips until heads, at most 3, and a d6 kept (so that 3 x 6 = 18 outcomes are summarised):
+    # the 1/8 with three tails is not explored
+    body = "let flips = 0\nlet heads = false\nwhile not heads limit 3 do\n  set flips = flips + 1\n  set heads = 1d2 == 1\nend\noutcome done(flips = flips, die = 1d6)"
+    path = write_yaml(ruleset_text({"p": procedure(body)}))
+    code, out, _ = run(["odds", str(path), "p"])
+    assert code == 0
+    assert "a summary of 18 distinct outcomes" in out
+    assert out.splitlines()[-1] == "truncated (not explored): 1/8 = 0.125"
+    # done carries 7/8 of the mass
+    assert section(out, "outcome:") == ["done  7/8  87.50%  ###################################"]
