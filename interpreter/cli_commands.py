@@ -339,7 +339,10 @@ def _odds_document(call: _Call, found: list[tuple[dict[str, str], Distribution]]
 
 def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], open_names: list[str], stdout: TextIO, *, full: bool) -> None:
     """``odds`` as text: one distribution per combination of the open choices, each headed by them;
-    each summarised when its listing would not fit a screen (``render.listing_too_big``), unless ``full``."""
+    each summarised when its listing would not fit a screen (``render.listing_too_big``), unless ``full``.
+    The inputs are printed with the first only: under the others only the open choices differ, and
+    their "with" line says so (a battle's inputs run to several lines, repeated 35 times under 36
+    combinations)."""
     from . import results
     from .battle_summary import distribution_summary
     from .render import listing_too_big, text_distribution, text_summary
@@ -350,10 +353,11 @@ def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], o
         if open_names:
             print("with " + ", ".join(f"{name} = {chosen[name]}" for name in open_names) + ":", file=stdout)
         document = results.distribution(distribution, by=call.by, digits=call.digits)
-        if call.by is None and not full and listing_too_big(document):
-            print(text_summary(distribution_summary(distribution, call.digits), digits=call.digits), file=stdout)
-        else:
-            print(text_distribution(document, digits=call.digits), file=stdout)
+        summarised = call.by is None and not full and listing_too_big(document)
+        shown = distribution_summary(distribution, call.digits) if summarised else document
+        if index:
+            shown = {**shown, "inputs": {}}
+        print((text_summary if summarised else text_distribution)(shown, digits=call.digits), file=stdout)
 
 
 def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: TextIO) -> int:

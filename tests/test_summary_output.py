@@ -357,3 +357,15 @@ def test_summary_says_what_was_truncated(write_yaml):
     assert out.splitlines()[-1] == "truncated (not explored): 1/8 = 0.125"
     # done carries 7/8 of the mass
     assert section(out, "outcome:") == ["done  7/8  87.50%  ###################################"]
+
+
+def test_open_choices_print_the_inputs_once(write_yaml):
+    # aim high: a hit on need + 2 or more; aim low: on need or more.  With need = 3: high 2/6, low 4/6.
+    body = 'let d = 1d6\nif (aim == "high" and d >= need + 2) or (aim == "low" and d >= need) then\n  outcome hit\nend\noutcome miss'
+    path = write_yaml(ruleset_text({"p": procedure(body, inputs="{need: {type: int}}", choices='{aim: {options: [high, low], default: high, rule: "r"}}')}))
+    code, out, _ = run(["odds", str(path), "p", "--set", "need=3"])
+    assert code == 0
+    # the inputs line carries the choices too: under the others, the "with" line says what changed
+    assert out.count("inputs:") == 1
+    assert out.splitlines()[:3] == ["with aim = high:", "t p: exact odds", "inputs: need = 3, aim = high"]
+    assert "with aim = low:\nt p: exact odds\n  hit   2/3" in out
