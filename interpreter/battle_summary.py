@@ -20,7 +20,7 @@ evaluator produced; nothing is computed again.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -143,22 +143,30 @@ def _summary(heading: dict[str, Any], weighted: Sequence[tuple[Any, Any]], weigh
     }
 
 
-def _heading(result: Any) -> dict[str, Any]:
-    return {
+def _heading(result: Any, defaults: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What ran; ``at_defaults`` names the inputs (and choices) left at their defaults, when ``defaults``
+    says what those are: a summary shows the others (a battle has 29 inputs, most of them policies)."""
+    inputs = {k: to_plain(v) for k, v in result.inputs.items()}
+    heading = {
         "ruleset": result.ruleset,
         "procedure": result.procedure,
-        "inputs": {k: to_plain(v) for k, v in result.inputs.items()},
+        "inputs": inputs,
         "illustrative_tables": list(result.illustrative_tables),
     }
+    if defaults is not None:
+        heading["at_defaults"] = [name for name, value in inputs.items() if name in defaults and to_plain(defaults[name]) == value]
+    return heading
 
 
-def distribution_summary(distribution: Any, digits: int | None = None) -> dict[str, Any]:
-    """The summary of exact odds (an ``api.Distribution``): every share an exact ``"p/q"`` beside its float."""
-    heading = {**_heading(distribution), "kind": "exact", "truncated": results.fraction(distribution.truncated)}
+def distribution_summary(distribution: Any, digits: int | None = None, defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The summary of exact odds (an ``api.Distribution``): every share an exact ``"p/q"`` beside its float.
+    ``defaults`` (input or choice name: default value) lets the summary leave out the inputs at their defaults."""
+    heading = {**_heading(distribution, defaults), "kind": "exact", "truncated": results.fraction(distribution.truncated)}
     return _summary(heading, distribution.outcomes, _Weights(exact=True, total=Fraction(1), digits=digits))
 
 
-def sample_summary(sample: Any, digits: int | None = None) -> dict[str, Any]:
-    """The summary of a sample (an ``api.Sample``): counts, shares and their standard errors."""
-    heading = {**_heading(sample), "kind": "sampled", "trials": sample.trials, "seed": sample.seed}
+def sample_summary(sample: Any, digits: int | None = None, defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The summary of a sample (an ``api.Sample``): counts, shares and their standard errors (``defaults``:
+    as for :func:`distribution_summary`)."""
+    heading = {**_heading(sample, defaults), "kind": "sampled", "trials": sample.trials, "seed": sample.seed}
     return _summary(heading, sample.counts, _Weights(exact=False, total=sample.trials, digits=digits))

@@ -275,6 +275,17 @@ def _monte_carlo(
     return 0
 
 
+def _defaults(call: _Call) -> dict[str, Any]:
+    """The default of every input that has one and of every choice the procedure may meet: a summary
+    prints the inputs that differ from them (``battle_summary``)."""
+    from .binding import reachable_choices
+    from .ruleset import MISSING
+
+    defaults: dict[str, Any] = {spec.name: spec.default for spec in call.procedure.inputs if spec.default is not MISSING}
+    defaults.update((choice.name, choice.default) for choice in reachable_choices(call.ruleset, call.procedure.name))
+    return defaults
+
+
 def _print_sample(call: _Call, sample: Sample, stdout: TextIO, *, as_json: bool, full: bool) -> None:
     """A sample as ``run --n`` prints it: JSON; the summary when the listing would not fit a screen
     (``render.listing_too_big``) and neither ``--by`` nor ``full`` asks for more; else the listing."""
@@ -286,7 +297,7 @@ def _print_sample(call: _Call, sample: Sample, stdout: TextIO, *, as_json: bool,
     if as_json:
         print_json(document, stdout)
     elif call.by is None and not full and listing_too_big(document):
-        print(text_summary(sample_summary(sample, call.digits), digits=call.digits), file=stdout)
+        print(text_summary(sample_summary(sample, call.digits, _defaults(call)), digits=call.digits), file=stdout)
     else:
         print(text_sample(document, digits=call.digits), file=stdout)
 
@@ -354,7 +365,7 @@ def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], o
             print("with " + ", ".join(f"{name} = {chosen[name]}" for name in open_names) + ":", file=stdout)
         document = results.distribution(distribution, by=call.by, digits=call.digits)
         summarised = call.by is None and not full and listing_too_big(document)
-        shown = distribution_summary(distribution, call.digits) if summarised else document
+        shown = distribution_summary(distribution, call.digits, _defaults(call)) if summarised else document
         if index:
             shown = {**shown, "inputs": {}}
         print((text_summary if summarised else text_distribution)(shown, digits=call.digits), file=stdout)

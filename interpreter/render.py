@@ -477,13 +477,22 @@ def _presence(probability: str | float, digits: int | None) -> str:
     return f"{p:.{digits}f}" if digits is not None else f"{p * 100:.2f}%"
 
 
+def _summary_inputs(inputs: dict, at_defaults: list[str]) -> list[str]:
+    """The inputs a summary shows: those not at their defaults, then how many are (the listing shows all)."""
+    shown = _wrapped_inputs({name: value for name, value in inputs.items() if name not in at_defaults})
+    if not at_defaults:
+        return shown
+    count = f"{_plural(len(at_defaults), 'input' if not shown else 'other input')} at {'its default' if len(at_defaults) == 1 else 'their defaults'}"
+    return shown + [f"  ({count}; --full lists every input)" if shown else f"inputs: {count} (--full lists every input)"]
+
+
 @for_terminal
 def text_summary(doc: dict, *, digits: int | None = None) -> str:
     """The battle summary (``battle_summary``) of exact odds or of a sample, within one screen."""
     sampled = doc["kind"] == "sampled"
     what = (f"sampled: {doc['trials']} plays (seed {doc['seed']}), ± one standard error" if sampled else "exact odds")
     lines = [f"{doc['ruleset']} {doc['procedure']}: {what}; a summary of {doc['distinct_outcomes']} distinct outcomes (--full lists each)"]
-    lines += _wrapped_inputs(doc["inputs"])
+    lines += _summary_inputs(doc["inputs"], doc.get("at_defaults", []))
     lines.extend(_illustrative_line(doc))
     for category in doc["categories"]:
         lines += _category_lines(category, digits, sampled)

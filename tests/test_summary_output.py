@@ -236,6 +236,10 @@ def test_a_whole_battle_fits_one_screen():
     lines = out.splitlines()
     assert "a summary of 11 distinct outcomes" in lines[0]
     assert len(lines) <= 60 and max(map(len, lines)) <= 200
+    # 9 inputs and 18 choices; all but the two fleets (required) at their defaults
+    assert lines[1] == ("inputs: attacker = [{kind: warship, carrying: no, value: 0, status: fit, fired: no}], "
+                        "defender = [{kind: warship, carrying: no, value: 0, status: fit, fired: no}]")
+    assert lines[2] == "  (25 other inputs at their defaults; --full lists every input)"
     # trivial_one_round 133/243: the both-fit 16/81 plus the one-damaged 667/3888 twice plus 13/1944 (both damaged)
     assert section(out, "reason:")[0].split()[:3] == ["trivial_one_round", "133/243", "54.73%"]
     assert Fraction(16, 81) + 2 * Fraction(667, 3888) + Fraction(13, 1944) == Fraction(133, 243)
@@ -369,3 +373,15 @@ def test_open_choices_print_the_inputs_once(write_yaml):
     assert out.count("inputs:") == 1
     assert out.splitlines()[:3] == ["with aim = high:", "t p: exact odds", "inputs: need = 3, aim = high"]
     assert "with aim = low:\nt p: exact odds\n  hit   2/3" in out
+
+
+def test_summary_leaves_out_inputs_at_their_defaults(write_yaml):
+    # two d6 (36 outcomes: summarised) and two inputs with defaults: bonus given as 1, spare left at its 0
+    path = write_yaml(ruleset_text({"p": procedure("let a = 1d6\nlet d = 1d6\noutcome v(a = a + bonus + spare, d = d)",
+                                                   inputs="{bonus: {type: int, default: 0}, spare: {type: int, default: 0}}")}))
+    _, out, _ = run(["odds", str(path), "p", "--set", "bonus=1"])
+    assert out.splitlines()[1:3] == ["inputs: bonus = 1", "  (1 other input at its default; --full lists every input)"]
+    _, out, _ = run(["odds", str(path), "p"])
+    assert out.splitlines()[1] == "inputs: 2 inputs at their defaults (--full lists every input)"
+    _, out, _ = run(["odds", str(path), "p", "--full"])
+    assert out.splitlines()[1] == "inputs: bonus = 0, spare = 0"
