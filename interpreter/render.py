@@ -431,14 +431,24 @@ def _align_filled(rows: list[list[str]]) -> list[str]:
     return _align([[row[i] for i in kept] for row in rows])
 
 
+# A text field's value in the summary is cut to this many characters (an ellipsis last), so that its
+# line stays within SCREEN_WIDTH whatever the ruleset's strings; --full shows every value whole.
+MAX_VALUE_CHARS = 80
+
+
+def _value_label(value: Any) -> str:
+    text = show_plain(value)
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
+
+
 def _category_lines(category: dict, digits: int | None, sampled: bool) -> list[str]:
-    rows = [[show_plain(v["value"])] + _summary_share(v, digits, sampled) + ["#" * round(v["p"] * BAR_WIDTH)] for v in category["values"]]
+    rows = [[_value_label(v["value"])] + _summary_share(v, digits, sampled) + ["#" * round(v["p"] * BAR_WIDTH)] for v in category["values"]]
     if "others" in category:
         others = category["others"]
         rows.append([f"({others['values']} other values)"] + _summary_share(others, digits, sampled) + ["#" * round(others["p"] * BAR_WIDTH)])
     if "absent" in category:
         rows.append(["(no such field)"] + _summary_share(category["absent"], digits, sampled) + ["#" * round(category["absent"]["p"] * BAR_WIDTH)])
-    title = "outcome:" if category["field"] == "outcome" else f"{category['field']}:"
+    title = "outcome:" if category["field"] == "outcome" else f"{_value_label(category['field'])}:"
     return [title] + ["  " + line for line in _align_filled(rows)]
 
 
@@ -452,9 +462,10 @@ def _number_lines(numbers: list[dict], digits: int | None, sampled: bool) -> lis
     rows = [header]
     for number in numbers:
         mean = f"{number['value']:.{places}f}"
-        if not sampled and digits is None and readable_fraction(number["mean"]) and "/" in results.shown_fraction(number["mean"]):
-            mean = f"{results.shown_fraction(number['mean'])} = {mean}"
-        row = [number["field"], mean]
+        fraction = readable_fraction(number["mean"]) if not sampled and digits is None else ""
+        if "/" in fraction:  # "7/2 = 3.5000"; a whole mean needs no fraction
+            mean = f"{fraction} = {mean}"
+        row = [_value_label(number["field"]), mean]
         if sampled:
             error = number["standard_error"]
             row.append("n/a" if error is None else f"± {error:.{places}f}")
@@ -498,7 +509,10 @@ def text_summary(doc: dict, *, digits: int | None = None) -> str:
         lines += _category_lines(category, digits, sampled)
     lines += _number_lines(doc["numbers"], digits, sampled)
     if doc["other_fields"]:
-        lines.append("not summarised (lists and records; --full shows them): " + ", ".join(doc["other_fields"]))
+        import textwrap
+
+        other = "not summarised (lists and records; --full shows them): " + ", ".join(doc["other_fields"])
+        lines += textwrap.wrap(other, SCREEN_WIDTH, subsequent_indent="  ")
     if not sampled and results.parse_fraction(doc["truncated"]):
         truncated = doc["truncated"]
         lines.append(f"truncated (not explored): {readable_fraction(truncated, shown_as_zero=True)}"

@@ -385,3 +385,17 @@ def test_summary_leaves_out_inputs_at_their_defaults(write_yaml):
     assert out.splitlines()[1] == "inputs: 2 inputs at their defaults (--full lists every input)"
     _, out, _ = run(["odds", str(path), "p", "--full"])
     assert out.splitlines()[1] == "inputs: bonus = 0, spare = 0"
+
+
+def test_long_text_values_and_list_fields_stay_within_the_screen(write_yaml):
+    # 13 outcomes (a d13), each with a 300-character text and a list: the text is cut to 80
+    # characters in the summary, the list field named as not summarised
+    word = "x" * 300
+    branches = "\n".join(f"{'if' if k == 1 else 'elif'} d == {k} then\n  outcome o{k}(text = \"{word}{k}\", dice = [d, d])" for k in range(1, 14))
+    path = write_yaml(ruleset_text({"p": procedure(f"let d = 1d13\n{branches}\nend\noutcome never")}))
+    code, out, _ = run(["odds", str(path), "p"])
+    assert code == 0
+    lines = out.splitlines()
+    assert max(map(len, lines)) <= 200 and len(lines) <= 60
+    assert section(out, "text:")[0].startswith("x" * 79 + "…  1/13  7.69%")
+    assert lines[-1] == "not summarised (lists and records; --full shows them): dice"
