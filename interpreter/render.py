@@ -308,18 +308,26 @@ def _key_text(values: dict) -> str:
     return ", ".join(f"{k} = {show_plain(v)}" if k != "outcome" else show_plain(v) for k, v in values.items())
 
 
+def _mean_cells(mean: dict, digits: int | None) -> list[str]:
+    """An exact mean as its fraction (when short, the decimal rule) and decimal; else the decimal, with
+    its standard error when sampled."""
+    places = digits if digits is not None else 4
+    value = f"{mean['value']:.{places}f}"
+    fraction = readable_fraction(mean["mean"], shown_as_zero=not value.strip("-0.")) if digits is None and "mean" in mean else ""
+    if fraction:
+        return [fraction, f"({value})"]
+    if "standard_error" not in mean:
+        return [value]
+    error = mean["standard_error"]
+    return [value, "± " + ("n/a" if error is None else f"{error:.{places}f}")]
+
+
 def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]:
     if not means:
         return []
     rows = []
     for name, mean in means.items():
-        if digits is None and "mean" in mean and readable_fraction(mean["mean"], shown_as_zero=not f"{mean['value']:.4f}".strip("-0.")):
-            shown = [results.shown_fraction(mean["mean"]), f"({mean['value']:.4f})"]
-        else:
-            shown = [f"{mean['value']:.{digits if digits is not None else 4}f}"]
-            if "standard_error" in mean:
-                error = mean["standard_error"]
-                shown.append("± " + ("n/a" if error is None else f"{error:.{digits if digits is not None else 4}f}"))
+        shown = _mean_cells(mean, digits)
         probability = mean["probability"]
         exact = isinstance(probability, str)
         if (exact and probability != "1/1") or (not exact and probability < 1):

@@ -261,6 +261,12 @@ def test_long_fractions_are_put_away(make_ruleset, write_yaml):
         fraction = next((cell for cell in line.split() if "/" in cell), "")
         assert not fraction, line
     assert out.count("%") >= 151  # 30 .. 180: 151 outcomes, each with its percentage
+    # the mean of the total where it is over 100 (a long fraction: the mass of 80 outcomes) is a decimal alone
+    body = "let total = 30d6\nif total > 100 then\n  outcome big(total = total)\nend\noutcome small"
+    _, out, _ = run(["odds", str(write_yaml(ruleset_text({"some": procedure(body)}))), "some", "--full"])
+    mean_line = next(line for line in out.splitlines() if line.startswith("  mean total"))
+    assert "/" not in mean_line.split("(when present")[0], mean_line
+    assert mean_line.split()[2].replace(".", "").isdigit()
 
 
 # ---- --format --------------------------------------------------------------------------------------
