@@ -153,6 +153,9 @@ def _heading(result: Any, defaults: Mapping[str, Any] | None) -> dict[str, Any]:
         "inputs": inputs,
         "illustrative_tables": list(result.illustrative_tables),
     }
+    readings = getattr(result, "readings", None)  # the ruleset's readings a result rests on, where results carry them
+    if readings:
+        heading["readings"] = list(readings)
     if defaults is not None:
         heading["at_defaults"] = [name for name, value in inputs.items() if name in defaults and to_plain(defaults[name]) == value]
     return heading

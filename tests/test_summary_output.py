@@ -405,3 +405,17 @@ def test_long_text_values_and_list_fields_stay_within_the_screen(write_yaml):
     assert max(map(len, lines)) <= 200 and len(lines) <= 60
     assert section(out, "text:")[0].startswith("x" * 79 + "…  1/13  7.69%")
     assert lines[-1] == "not summarised (lists and records; --full shows them): dice"
+
+
+def test_summary_carries_the_readings_a_result_rests_on(duel):
+    # a result that names the ruleset's readings (as results of the readings work do) keeps them in
+    # its summary, where render prints them beside the illustrative tables
+    from types import SimpleNamespace
+
+    from interpreter.battle_summary import distribution_summary
+
+    result = odds(duel, "duel")
+    named = SimpleNamespace(**{k: getattr(result, k) for k in ("ruleset", "procedure", "inputs", "illustrative_tables", "outcomes", "truncated")},
+                            readings=("simultaneous_fire",))
+    assert distribution_summary(named)["readings"] == ["simultaneous_fire"]
+    assert "readings" not in distribution_summary(result)
