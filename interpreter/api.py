@@ -334,6 +334,35 @@ class Distribution(_Result):
 
         return means(self)
 
+    def variance(self, field: str) -> Fraction:
+        """The exact variance of a numeric outcome field, over the outcomes that carry it (as ``means``).
+
+        ``odds(...).variance("hits")``: a d6 gives 35/12.  The mass a bounded loop dropped
+        (``truncated``) is not counted, as in ``means``.
+        """
+        from .summaries import variance
+
+        return variance(self, _numeric_field(field, self.outcomes, f"procedure '{self.procedure}'"))
+
+    def std(self, field: str) -> float:
+        """The standard deviation of a numeric outcome field: the square root of :meth:`variance` (a float)."""
+        import math
+
+        return math.sqrt(self.variance(field))
+
+    def quantile(self, field: str, q: Any) -> int:
+        """The lower ``q``-quantile of a numeric field: the least value v with P(field <= v) >= q.
+
+        ``q`` from 0 to 1 (an int, float or Fraction; a float is read exactly); the answer is a value
+        the field takes (the median of a d6 is 3).  Over the outcomes that carry the field.
+        """
+        from .summaries import numeric_weights, weighted_quantile
+
+        name = _numeric_field(field, self.outcomes, f"procedure '{self.procedure}'")
+        found = weighted_quantile(numeric_weights(self.outcomes, name), _share(q))
+        assert found is not None  # _numeric_field: some outcome carries it
+        return found
+
 
 
 def odds(
@@ -515,6 +544,28 @@ class Sample(_Result):
 
         return sample_means(self)
 
+    def variance(self, field: str) -> float:
+        """An estimate of a numeric field's variance: the unbiased sample variance (divided by k - 1,
+        k the plays whose outcome carries the field); NaN with fewer than 2 such plays."""
+        from .summaries import sample_variance
+
+        return sample_variance(self, _numeric_field(field, self.counts, "the sample"))
+
+    def std(self, field: str) -> float:
+        """An estimate of a numeric field's standard deviation: the square root of :meth:`variance`."""
+        import math
+
+        return math.sqrt(self.variance(field))
+
+    def quantile(self, field: str, q: Any) -> int:
+        """The sample's lower ``q``-quantile of a numeric field (see :meth:`Distribution.quantile`)."""
+        from .summaries import numeric_weights, weighted_quantile
+
+        name = _numeric_field(field, self.counts, "the sample")
+        found = weighted_quantile(numeric_weights(self.counts, name), _share(q))
+        assert found is not None  # _numeric_field: some play's outcome carries it
+        return found
+
     def standard_error(self, name: str, **fields: Any) -> float:
         """The standard error of the share of outcomes called ``name`` (with ``fields``)."""
         import math
@@ -528,6 +579,30 @@ class Sample(_Result):
         count = sum(c for o, c in self.counts if o.name == name and all(o.get(k) == v for k, v in fields.items()))
         share = count / self.trials
         return math.sqrt(share * (1 - share) / self.trials)
+
+
+def _numeric_field(field: Any, weighted: Iterable[tuple[OutcomeValue, Any]], what: str) -> str:
+    """``field`` when some outcome carries it as a whole number; a UsageError otherwise (the closest
+    numeric field named when it is misspelt, said so when it is not a number)."""
+    from .summaries import numeric
+
+    check_type(field, str, "a field", "a field name (a string)")
+    carried: dict[str, bool] = {}
+    for outcome, _ in weighted:
+        for name, value in outcome.fields:
+            carried[name] = carried.get(name, False) or numeric(value)
+    if field in carried and not carried[field]:
+        raise _misuse(f"field '{field}' is not a number: its spread and quantiles mean nothing (marginal() gives its shares)")
+    check_known((field,), [name for name, is_number in carried.items() if is_number], what, "numeric field")
+    return field
+
+
+def _share(q: Any) -> Fraction:
+    """A quantile's ``q``: a number from 0 to 1 (a float is read exactly: 0.5 is 1/2)."""
+    check_type(q, (int, float, Fraction), "q", "a number from 0 to 1")
+    if not 0 <= q <= 1:  # NaN too: every comparison with it is false
+        raise _misuse(f"q must be a number from 0 to 1, not {q}")
+    return Fraction(q)
 
 
 def _field_names(fields: Any) -> tuple[str, ...]:

@@ -111,9 +111,9 @@ def _show_options(show: argparse.ArgumentParser) -> None:
     _add_json_option(show)
 
 
-def _procedure_options(command: argparse.ArgumentParser, *, compared: bool = False) -> None:
+def _procedure_options(command: argparse.ArgumentParser, *, compared: bool = False, formats: tuple[str, ...] = ()) -> None:
     """What `run`, `odds` and `diff` share: the ruleset and the procedure (``compared``: a base, a variant
-    and, optionally, a procedure run under both), its inputs, JSON, the budgets."""
+    and, optionally, a procedure run under both), its inputs, JSON (or ``formats``, JSON among them), the budgets."""
     if compared:
         command.add_argument("base", metavar="BASE")
         command.add_argument("variant", metavar="VARIANT")
@@ -122,7 +122,10 @@ def _procedure_options(command: argparse.ArgumentParser, *, compared: bool = Fal
         command.add_argument("ruleset", metavar="RULESET")
         command.add_argument("procedure", metavar="PROCEDURE")
     _add_input_options(command)
-    _add_json_option(command)
+    if formats:
+        _add_format_options(command, formats)
+    else:
+        _add_json_option(command)
     _add_limit_options(command)
 
 
@@ -135,16 +138,16 @@ def _run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--provenance", action="store_true", help="the file and line of every table cell and modifier used")
     run.add_argument("--n", metavar="TRIALS", help="Monte Carlo: resolve TRIALS times (seeded) and print the empirical distribution")
     _add_jobs_option(run, "with --n: worker processes playing the seeded chunks (the same counts for any number)")
-    _add_summary_options(run, monte_carlo=True)
+    _add_summary_options(run, monte_carlo=True, full=True)
 
 
 def _odds_options(odds: argparse.ArgumentParser) -> None:
-    _procedure_options(odds)
+    _procedure_options(odds, formats=("table", "csv", "json", "markdown"))
     odds.add_argument(
         "--what-if", action="append", default=[], metavar="CHANGE", dest="what_if",
         help="compare with a change: LIST+N or LIST-N adds N to a modifier list (DRM, or column shift + right), CONSTANT=VALUE",
     )
-    _add_summary_options(odds, monte_carlo=False)
+    _add_summary_options(odds, monte_carlo=False, full=True)
     odds.add_argument("--auto", action="store_true",
                       help="exact when the estimated state space fits the budget, else Monte Carlo to the standard error --se")
     odds.add_argument("--se", metavar="SE", help="with --auto: sample until every outcome's share has at most this standard error (default 0.005)")
@@ -243,8 +246,14 @@ def _add_input_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", dest="chosen", help="fix a player's choice")
 
 
-def _add_summary_options(command: argparse.ArgumentParser, *, monte_carlo: bool) -> None:
+def _add_summary_options(command: argparse.ArgumentParser, *, monte_carlo: bool, full: bool = False) -> None:
+    """--by and --digits; with ``full``, --full too (``odds`` and ``run --n`` summarise many outcomes)."""
     what = " (with --n)" if monte_carlo else ""
+    if full:
+        command.add_argument(
+            "--full", action="store_true",
+            help=f"list every outcome with its fields, however many (by default more than 12 outcomes, or lines wider than 200 characters, are summarised){what}",
+        )
     command.add_argument(
         "--by", metavar="FIELD,...",
         help=f"the distribution over these outcome fields only, the rest summed out ('outcome' for the outcome's name){what}",

@@ -16,7 +16,7 @@ from . import ir
 from .limits import Limits
 
 if TYPE_CHECKING:  # pragma: no cover - the commands import these when they run
-    from .api import Distribution
+    from .api import Distribution, Sample
     from .compiled_ruleset import CompiledRuleset
 
 from .cli_inputs import gather_choices, gather_inputs
@@ -240,6 +240,8 @@ def run_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
     limits = limits_of(args, command_line)
     if args.n is not None:
         return _monte_carlo(call, args, command_line, seed, dice, stdout, stderr, limits)
+    if args.full:  # a switch: pointed at where it is written
+        raise command_line.error(command_line.find("--full"), "--full lists many plays: give --n TRIALS too")
     for flag, value, what in (("--by", args.by, "summarises"), ("--digits", args.digits, "summarises"), ("--jobs", args.jobs, "shares out")):
         if value is not None:
             raise command_line.error(command_line.find(value, flag), f"{flag} {what} many plays: give --n TRIALS too")
@@ -266,9 +268,7 @@ def _monte_carlo(
     stdout: TextIO, stderr: TextIO, limits: Limits,
 ) -> int:
     """``run --n TRIALS``: the outcomes of many seeded plays."""
-    from . import results
     from .api import monte_carlo
-    from .render import text_sample
 
     trials = parse_count(args.n, "--n", command_line)
     if trials > limits.max_trials:
@@ -288,20 +288,47 @@ def _monte_carlo(
     finally:  # a breach (the timeout) is printed on a clean line
         if show_progress:
             print("\r" + " " * 40 + "\r", end="", file=raw_stream(stderr))
-    document = results.sample(sample, by=call.by, digits=call.digits)
-    if args.json:
-        print_json(document, stdout)
-    else:
-        print(text_sample(document, digits=call.digits), file=stdout)
+    _print_sample(call, sample, stdout, as_json=args.json, full=args.full)
     return 0
 
 
+def _defaults(call: _Call) -> dict[str, Any]:
+    """The default of every input that has one and of every choice the procedure may meet: a summary
+    prints the inputs that differ from them (``battle_summary``)."""
+    from .binding import reachable_choices
+    from .ruleset import MISSING
+
+    defaults: dict[str, Any] = {spec.name: spec.default for spec in call.procedure.inputs if spec.default is not MISSING}
+    defaults.update((choice.name, choice.default) for choice in reachable_choices(call.ruleset, call.procedure.name))
+    return defaults
+
+
+def _print_sample(call: _Call, sample: Sample, stdout: TextIO, *, as_json: bool, full: bool) -> None:
+    """A sample as ``run --n`` prints it: JSON; the summary when the listing would not fit a screen
+    (``render.listing_too_big``) and neither ``--by`` nor ``full`` asks for more; else the listing."""
+    from . import results
+    from .battle_summary import sample_summary
+    from .render import listing_too_big, text_sample, text_summary
+
+    document = results.sample(sample, by=call.by, digits=call.digits)
+    if as_json:
+        print_json(document, stdout)
+    elif call.by is None and not full and listing_too_big(document):
+        print(text_summary(sample_summary(sample, call.digits, _defaults(call)), digits=call.digits), file=stdout)
+    else:
+        print(text_sample(document, digits=call.digits), file=stdout)
+
+
 def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
+    from . import results
     from .api import odds_by_choice
     from .limits import LimitExceeded
 
     call = _call(args, command_line, stderr)
     _check_auto_options(args, command_line)
+    if args.what_if and output_format(args) in ("csv", "markdown"):
+        index = command_line.find(args.what_if[0], "--what-if")
+        raise command_line.error(index, f"--what-if compares two sets of odds: --format {output_format(args)} lists one (use table or json)")
     if args.plot is not None:  # --plot: refused before anything is computed
         from .cli_plot import check_plot_target
 
@@ -317,10 +344,16 @@ def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     except LimitExceeded as error:
         raise _with_sampling_hint(error) from None
     open_names = [name for name in found[0][0] if name not in call.choices] if len(found) > 1 else []
-    if args.json:
+    output = output_format(args)
+    if output == "json":
         print_json(_odds_document(call, found, open_names), stdout)
+    elif output in ("csv", "markdown"):
+        from .odds_formats import odds_csv, odds_markdown
+
+        documents = [(chosen, results.distribution(d, by=call.by, digits=call.digits)) for chosen, d in found]
+        print((odds_csv if output == "csv" else odds_markdown)(documents, open_names, call.digits), file=stdout)
     else:
-        _print_odds(call, found, open_names, stdout)
+        _print_odds(call, found, open_names, stdout, full=args.full)
     if args.plot is not None:  # --plot FILE.svg: the same distributions as a bar chart
         from .cli_plot import write_odds_plot
 
@@ -355,7 +388,6 @@ def _auto_odds(call: _Call, args: argparse.Namespace, command_line: CommandLine,
     """``odds --auto``: exact when it fits a share of the budget (estimate.PROBE_SHARE), else sampled to ``--se``."""
     from . import results
     from .estimate import auto_odds
-    from .render import text_distribution, text_sample
 
     se = parse_se(args.se, command_line)
     jobs = parse_jobs(args.jobs, command_line)
@@ -371,18 +403,20 @@ def _auto_odds(call: _Call, args: argparse.Namespace, command_line: CommandLine,
     finally:
         if show_progress:
             print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
-    if found.sample is None:
-        assert found.distribution is not None  # an exact result holds its distribution
-        document = {**results.distribution(found.distribution, by=call.by, digits=call.digits), "mode": "exact"}
-        text = text_distribution(document, digits=call.digits)
-    else:
-        document = {**results.sample(found.sample, by=call.by, digits=call.digits), **found.labels()}
-        text = text_sample(document, digits=call.digits)
     if args.json:
+        if found.sample is None:
+            assert found.distribution is not None  # an exact result holds its distribution
+            document = {**results.distribution(found.distribution, by=call.by, digits=call.digits), "mode": "exact"}
+        else:
+            document = {**results.sample(found.sample, by=call.by, digits=call.digits), **found.labels()}
         print_json(document, stdout)
+        return 0
+    print(found.label(), file=stdout)
+    if found.sample is None:  # printed as odds and run --n print theirs: the summary when the listing would not fit
+        assert found.distribution is not None
+        _print_odds(call, [({}, found.distribution)], [], stdout, full=args.full)
     else:
-        print(found.label(), file=stdout)
-        print(text, file=stdout)
+        _print_sample(call, found.sample, stdout, as_json=False, full=args.full)
     return 0
 
 
@@ -404,17 +438,27 @@ def _odds_document(call: _Call, found: list[tuple[dict[str, str], Distribution]]
     return document
 
 
-def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], open_names: list[str], stdout: TextIO) -> None:
-    """``odds`` as text: one distribution per combination of the open choices, each headed by them."""
+def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], open_names: list[str], stdout: TextIO, *, full: bool) -> None:
+    """``odds`` as text: one distribution per combination of the open choices, each headed by them;
+    each summarised when its listing would not fit a screen (``render.listing_too_big``), unless ``full``.
+    The inputs are printed with the first only: under the others only the open choices differ, and
+    their "with" line says so (a battle's inputs run to several lines, repeated 35 times under 36
+    combinations)."""
     from . import results
-    from .render import text_distribution
+    from .battle_summary import distribution_summary
+    from .render import listing_too_big, text_distribution, text_summary
 
     for index, (chosen, distribution) in enumerate(found):
         if index:
             print(file=stdout)
         if open_names:
             print("with " + ", ".join(f"{name} = {chosen[name]}" for name in open_names) + ":", file=stdout)
-        print(text_distribution(results.distribution(distribution, by=call.by, digits=call.digits), digits=call.digits), file=stdout)
+        document = results.distribution(distribution, by=call.by, digits=call.digits)
+        summarised = call.by is None and not full and listing_too_big(document)
+        shown = distribution_summary(distribution, call.digits, _defaults(call)) if summarised else document
+        if index:
+            shown = {**shown, "inputs": {}}
+        print((text_summary if summarised else text_distribution)(shown, digits=call.digits), file=stdout)
 
 
 def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: TextIO) -> int:
@@ -433,7 +477,7 @@ def _what_if(ruleset, args, inputs, choices, command_line: CommandLine, stdout: 
     before = odds(ruleset, args.procedure, inputs, choices=choices, budget=budget)
     after = odds(changed, args.procedure, inputs, choices=choices, budget=budget)
     label = "what-if " + "; ".join(args.what_if)
-    _print_odds_changes(before, after, ruleset.name, label, args.json, stdout)
+    _print_odds_changes(before, after, ruleset.name, label, output_format(args) == "json", stdout)
     return 0
 
 

@@ -290,15 +290,49 @@ def text_resolution(doc: dict, *, full_trace: bool, provenance: bool = False) ->
     return "\n".join(lines)
 
 
+# The decimal rule: an exact fraction is printed beside its percentage only while it is short
+# enough to read at a glance, at most this many characters ("1595/7776", "10324823/60466176").
+# A longer one (a battle's odds run to 150 digits) is put away: the percentage says what a
+# player can use, and --json (or --format csv) keeps every fraction exact.  Only where the
+# decimal printed beside it would read 0 does a long fraction stay, approximated
+# (``≈1.0e-4350``): it is then the one thing saying how small the chance is.
+MAX_FRACTION_CHARS = 20
+
+
+def readable_fraction(exact: str, shown_as_zero: bool = False) -> str:
+    """``exact`` as a player reads it beside its decimal (see :data:`MAX_FRACTION_CHARS`): whole when
+    short; approximated when long but the decimal beside it reads 0 (``shown_as_zero``); else ''."""
+    numerator, _, denominator = exact.partition("/")
+    if len(numerator) + len(denominator) + 1 <= MAX_FRACTION_CHARS:
+        return results.shown_fraction(exact)
+    return results.approximate(results.parse_fraction(exact)) if shown_as_zero and numerator.strip("+-0") else ""
+
+
 def _probability_cells(exact: str, p: float, digits: int | None) -> list[str]:
-    """The fraction, the percentage and a bar; with ``digits``, the decimal alone."""
+    """The fraction (when short: see :data:`MAX_FRACTION_CHARS`), the percentage and a bar; with
+    ``digits``, the decimal alone."""
     if digits is not None:
         return [f"{p:.{digits}f}", "#" * round(p * BAR_WIDTH)]
-    return [results.shown_fraction(exact), f"{p * 100:8.4f}%", "#" * round(p * BAR_WIDTH)]
+    percentage = f"{p * 100:8.4f}%"
+    return [readable_fraction(exact, shown_as_zero=not percentage.strip("0.% ")), percentage, "#" * round(p * BAR_WIDTH)]
 
 
 def _key_text(values: dict) -> str:
     return ", ".join(f"{k} = {show_plain(v)}" if k != "outcome" else show_plain(v) for k, v in values.items())
+
+
+def _mean_cells(mean: dict, digits: int | None) -> list[str]:
+    """An exact mean as its fraction (when short, the decimal rule) and decimal; else the decimal, with
+    its standard error when sampled."""
+    places = digits if digits is not None else 4
+    value = f"{mean['value']:.{places}f}"
+    fraction = readable_fraction(mean["mean"], shown_as_zero=not value.strip("-0.")) if digits is None and "mean" in mean else ""
+    if fraction:
+        return [fraction, f"({value})"]
+    if "standard_error" not in mean:
+        return [value]
+    error = mean["standard_error"]
+    return [value, "± " + ("n/a" if error is None else f"{error:.{places}f}")]
 
 
 def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]:
@@ -306,13 +340,7 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
         return []
     rows = []
     for name, mean in means.items():
-        if digits is None and "mean" in mean:
-            shown = [results.shown_fraction(mean["mean"]), f"({mean['value']:.4f})"]
-        else:
-            shown = [f"{mean['value']:.{digits if digits is not None else 4}f}"]
-            if "standard_error" in mean:
-                error = mean["standard_error"]
-                shown.append("± " + ("n/a" if error is None else f"{error:.{digits if digits is not None else 4}f}"))
+        shown = _mean_cells(mean, digits)
         probability = mean["probability"]
         exact = isinstance(probability, str)
         if (exact and probability != "1/1") or (not exact and probability < 1):
@@ -325,11 +353,24 @@ def text_means(means: dict, digits: int | None, indent: str = "  ") -> list[str]
     return ["means:"] + [indent + line for line in _align(rows)]
 
 
+# No line of odds or a sample is wider than this, the inputs line (870 characters for the smallest
+# EIA battle, 3,500 for eight ships a side) wrapped to fit: a wide terminal shows it whole.
+SCREEN_WIDTH = 200
+
+
+def _wrapped_inputs(inputs: dict) -> list[str]:
+    """The inputs line, wrapped (between values where it can) to lines of at most :data:`SCREEN_WIDTH`."""
+    import textwrap
+
+    if not inputs:
+        return []
+    return textwrap.wrap(_inputs_line(inputs), SCREEN_WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+
+
 def _odds_heading(doc: dict, what: str) -> list[str]:
     """The lines above exact odds or a sample: what was run, its inputs, the illustrative tables, the ``by`` fields."""
     lines = [f"{doc['ruleset']} {doc['procedure']}: {what}"]
-    if doc["inputs"]:
-        lines.append(_inputs_line(doc["inputs"]))
+    lines += _wrapped_inputs(doc["inputs"])
     lines.extend(_illustrative_line(doc))
     if "marginal" in doc:
         lines.append("by " + ", ".join(doc["by"]) + ":")
@@ -357,7 +398,7 @@ def text_distribution(doc: dict, *, digits: int | None = None) -> str:
 
 @for_terminal
 def text_sample(doc: dict, *, digits: int | None = None) -> str:
-    lines = _odds_heading(doc, f"{doc['trials']} trials (seed {doc['seed']})")
+    lines = _odds_heading(doc, f"sampled: {doc['trials']} plays (seed {doc['seed']}), ± one standard error (in points)")
     places = digits if digits is not None else 4
     entries = doc["marginal"] if "marginal" in doc else doc["outcomes"]
     rows = []
@@ -372,6 +413,131 @@ def text_sample(doc: dict, *, digits: int | None = None) -> str:
     if rows:
         lines.extend("  " + line for line in _align(rows))
     lines.extend(text_means(doc.get("means", {}), digits))
+    return "\n".join(lines)
+
+
+# ---- summaries of many outcomes ------------------------------------------------------------------
+# A listing of every outcome is the answer while it fits on a screen; past that (more outcomes than
+# a player compares at a glance, or lines wider than a wide terminal) `odds` and `run --n` print the
+# battle summary instead (see battle_summary), and `--full` the listing.
+
+MAX_LISTED_OUTCOMES = 12
+
+
+def listing_too_big(doc: dict) -> bool:
+    """Would the listing of every outcome (``doc`` from ``results.distribution``/``results.sample``,
+    without ``--by``) run past :data:`MAX_LISTED_OUTCOMES` lines or :data:`SCREEN_WIDTH` characters?"""
+    outcomes = doc["outcomes"]
+    if len(outcomes) > MAX_LISTED_OUTCOMES:
+        return True
+    # an outcome's line: its text, then about 60 characters of fraction, percentage and bar
+    return any(len(show_outcome(printable_doc(o))) + 2 + BAR_WIDTH + 20 > SCREEN_WIDTH for o in outcomes)
+
+
+def _summary_share(entry: dict, digits: int | None, sampled: bool) -> list[str]:
+    """A share's cells: exact, the fraction (when short) and the percentage; sampled, the count,
+    the percentage and its standard error (in points); with ``digits``, decimals, not percentages."""
+    p = entry["p"]
+    shown = f"{p:.{digits}f}" if digits is not None else f"{p * 100:.2f}%"
+    if not sampled:
+        fraction = readable_fraction(entry["probability"], shown_as_zero=not shown.strip("0.%")) if digits is None else ""
+        return ["" if fraction in ("0", "1") else fraction, shown]  # no "1" beside 100.00%
+    error = entry["standard_error"]
+    return [str(entry["count"]), shown, "± " + (f"{error:.{digits}f}" if digits is not None else f"{error * 100:.2f}")]
+
+
+def _align_filled(rows: list[list[str]]) -> list[str]:
+    """:func:`_align`, leaving out a column empty in every row (no fraction is short enough to show)."""
+    kept = [i for i in range(len(rows[0])) if any(row[i] for row in rows)]
+    return _align([[row[i] for i in kept] for row in rows])
+
+
+# A text field's value in the summary is cut to this many characters (an ellipsis last), so that its
+# line stays within SCREEN_WIDTH whatever the ruleset's strings; --full shows every value whole.
+MAX_VALUE_CHARS = 80
+
+
+def _value_label(value: Any) -> str:
+    text = show_plain(value)
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
+
+
+def _category_lines(category: dict, digits: int | None, sampled: bool) -> list[str]:
+    rows = [[_value_label(v["value"])] + _summary_share(v, digits, sampled) + ["#" * round(v["p"] * BAR_WIDTH)] for v in category["values"]]
+    if "others" in category:
+        others = category["others"]
+        rows.append([f"({others['values']} other values)"] + _summary_share(others, digits, sampled) + ["#" * round(others["p"] * BAR_WIDTH)])
+    if "absent" in category:
+        rows.append(["(no such field)"] + _summary_share(category["absent"], digits, sampled) + ["#" * round(category["absent"]["p"] * BAR_WIDTH)])
+    title = "outcome:" if category["field"] == "outcome" else f"{_value_label(category['field'])}:"
+    return [title] + ["  " + line for line in _align_filled(rows)]
+
+
+def _number_lines(numbers: list[dict], digits: int | None, sampled: bool) -> list[str]:
+    """One line a numeric field: mean (± its standard error when sampled), sd, least and greatest, at least k."""
+    if not numbers:
+        return []
+    places = digits if digits is not None else 4
+    columns = max((len(n.get("at_least", [])) for n in numbers), default=0)
+    header = ["field", "mean"] + (["± error"] if sampled else []) + ["sd", "min", "max"] + [f"at least {k}" for k in range(1, columns + 1)]
+    rows = [header]
+    for number in numbers:
+        mean = f"{number['value']:.{places}f}"
+        fraction = readable_fraction(number["mean"]) if not sampled and digits is None else ""
+        if "/" in fraction:  # "7/2 = 3.5000"; a whole mean needs no fraction
+            mean = f"{fraction} = {mean}"
+        row = [_value_label(number["field"]), mean]
+        if sampled:
+            error = number["standard_error"]
+            row.append("n/a" if error is None else f"± {error:.{places}f}")
+        row += [f"{number['sd']:.{places}f}", str(number["min"]), str(number["max"])]
+        at_least = number.get("at_least", [])
+        row += [" ".join(_summary_share(a, digits, sampled)[1:]).strip() for a in at_least]  # "21.85%", "34.25% ± 1.06"
+        row += [""] * (columns - len(at_least))
+        rows.append(row)
+    where = [f"{n['field']} {_presence(n['probability'], digits)}" for n in numbers if n["probability"] not in ("1/1", 1, 1.0)]
+    lines = ["numbers (mean and sd where the field is present; at least k over every outcome):"]
+    lines += ["  " + line for line in _align(rows)]
+    if where:
+        lines.append("  present in only some outcomes: " + ", ".join(where))
+    return lines
+
+
+def _presence(probability: str | float, digits: int | None) -> str:
+    """The chance that an outcome carries a field (exact ``"p/q"`` or a sampled share), as a percentage."""
+    p = float(results.parse_fraction(probability)) if isinstance(probability, str) else probability
+    return f"{p:.{digits}f}" if digits is not None else f"{p * 100:.2f}%"
+
+
+def _summary_inputs(inputs: dict, at_defaults: list[str]) -> list[str]:
+    """The inputs a summary shows: those not at their defaults, then how many are (the listing shows all)."""
+    shown = _wrapped_inputs({name: value for name, value in inputs.items() if name not in at_defaults})
+    if not at_defaults:
+        return shown
+    count = f"{_plural(len(at_defaults), 'input' if not shown else 'other input')} at {'its default' if len(at_defaults) == 1 else 'their defaults'}"
+    return shown + [f"  ({count}; --full lists every input)" if shown else f"inputs: {count} (--full lists every input)"]
+
+
+@for_terminal
+def text_summary(doc: dict, *, digits: int | None = None) -> str:
+    """The battle summary (``battle_summary``) of exact odds or of a sample, within one screen."""
+    sampled = doc["kind"] == "sampled"
+    what = (f"sampled: {doc['trials']} plays (seed {doc['seed']}), ± one standard error" if sampled else "exact odds")
+    lines = [f"{doc['ruleset']} {doc['procedure']}: {what}; a summary of {doc['distinct_outcomes']} distinct outcomes (--full lists each)"]
+    lines += _summary_inputs(doc["inputs"], doc.get("at_defaults", []))
+    lines.extend(_illustrative_line(doc))
+    for category in doc["categories"]:
+        lines += _category_lines(category, digits, sampled)
+    lines += _number_lines(doc["numbers"], digits, sampled)
+    if doc["other_fields"]:
+        import textwrap
+
+        other = "not summarised (lists and records; --full shows them): " + ", ".join(doc["other_fields"])
+        lines += textwrap.wrap(other, SCREEN_WIDTH, subsequent_indent="  ")
+    if not sampled and results.parse_fraction(doc["truncated"]):
+        truncated = doc["truncated"]
+        lines.append(f"truncated (not explored): {readable_fraction(truncated, shown_as_zero=True)}"
+                     f" = {float(results.parse_fraction(truncated)):.3g}")
     return "\n".join(lines)
 
 

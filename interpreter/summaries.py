@@ -155,3 +155,56 @@ def sample_means(sample: Any) -> dict[str, Mean]:
             error = math.nan
         result[name] = Mean(name, float(mean), k / sample.trials, error)
     return result
+
+
+# ---- spread and quantiles --------------------------------------------------------------
+# Over the outcomes that carry the field, as ``means`` does: a field some outcomes lack is
+# described where it is present (its ``Mean.probability`` says how often that is).
+
+
+def numeric_weights(weighted: Iterable[tuple[Any, Any]], field: str) -> list[tuple[int, Any]]:
+    """``(value, weight)`` of ``field`` in every outcome carrying it as a whole number, the weight
+    a probability (exact odds) or a count (a sample)."""
+    return [(value, weight) for outcome, weight in weighted if numeric(value := outcome.get(field, None))]
+
+
+def variance(distribution: Any, field: str) -> Fraction:
+    """The exact variance of ``field``: E[X²] - E[X]², as a Fraction (0 when no outcome carries it)."""
+    pairs = numeric_weights(distribution.outcomes, field)
+    mass = sum((p for _, p in pairs), Fraction(0))
+    if not mass:
+        return Fraction(0)
+    mean = sum((p * v for v, p in pairs), Fraction(0)) / mass
+    return sum((p * v * v for v, p in pairs), Fraction(0)) / mass - mean * mean
+
+
+def sample_variance(sample: Any, field: str) -> float:
+    """The unbiased sample variance of ``field`` (divided by k - 1, k the plays carrying it); NaN below 2 plays."""
+    pairs = numeric_weights(sample.counts, field)
+    k = sum(count for _, count in pairs)
+    if k < 2:
+        return math.nan
+    mean = sum((Fraction(v) * c for v, c in pairs), Fraction(0)) / k
+    return float(sum(((v - mean) ** 2 * c for v, c in pairs), Fraction(0)) / (k - 1))
+
+
+def weighted_quantile(pairs: Sequence[tuple[int, Any]], q: Fraction) -> int | None:
+    """The smallest value v with P(X <= v) >= q (q = 0 gives the least value); None without values.
+
+    The lower quantile, a value the field really takes: the median of 1, 2, 3, 4 is 2, not 2.5.
+    Worked out in exact fractions of the weights, so that q = 1/2 on a fair coin is exact.
+    """
+    total = sum(weight for _, weight in pairs)
+    if not pairs or not total:
+        return None
+    needed = q * total
+    running = 0
+    values: dict[int, Any] = {}
+    for value, weight in pairs:
+        values[value] = values.get(value, 0) + weight
+    ordered = sorted(values)
+    for value in ordered:
+        running += values[value]
+        if running >= needed:
+            return value
+    return ordered[-1]
