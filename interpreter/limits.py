@@ -50,6 +50,9 @@ TRACE_EVENT_WORK = 16
 # are left out: their hashing is part of STATEMENT_WORK.
 BIG_VALUE_ITEMS = 1_000
 
+# Lists up to this long are measured by Budget.check_value in place (most lists a play makes are this short).
+SHORT_LIST = 16
+
 
 class LimitExceeded(WartableError):
     """A procedure ran past one of its budgets."""
@@ -191,6 +194,7 @@ class Budget:
         "_batch_clock",
         "_charges",
         "_max_work",
+        "_kinds",
         "_measure",
         "big_state",
         "deadline",
@@ -220,6 +224,7 @@ class Budget:
         self.limits = limits
         self.on_clock = on_clock  # called with the work spent each time the clock is read (a progress line)
         self._measure: Callable[[Any, int, int], tuple[int, int]] | None = None  # values.measure, bound on first use: `wartable --help` needs limits, not values
+        self._kinds: tuple[type, type] = (type(None), type(None))  # values.Record and values.OutcomeValue, bound with it
         # work: never reset (the clock is read every CLOCK_EVERY units); play_start: work spent before the
         # current play (each Monte Carlo play gets the budget; compiled trials set it)
         self.work = self.play_start = self._charges = 0
@@ -314,11 +319,28 @@ class Budget:
         measure = self._measure
         if measure is None:
             # bound on first use (see __init__)
+            from .values import OutcomeValue, Record
             from .values import measure as measure_value
 
             measure = self._measure = measure_value
+            self._kinds = (Record, OutcomeValue)
         limits = self.limits
-        items, depth = measure(value, limits.max_value_items, limits.max_value_depth)
+        if type(value) is tuple and len(value) <= SHORT_LIST:
+            # values.measure's common case, in place (a play makes hundreds of short lists): plain items, records
+            record, outcome = self._kinds
+            items, depth = len(value), 1
+            for item in value:
+                kind = type(item)
+                if kind is record:
+                    size, inner = item._measure or item._measured()
+                    items += size
+                    if inner >= depth:
+                        depth = inner + 1
+                elif kind is tuple or kind is outcome:
+                    items, depth = measure(value, limits.max_value_items, limits.max_value_depth)
+                    break
+        else:
+            items, depth = measure(value, limits.max_value_items, limits.max_value_depth)
         if items > limits.max_value_items:
             raise breach(pos, "max_value_items", f"a value would hold more than {limits.max_value_items:,} items")
         if depth > limits.max_value_depth:

@@ -55,6 +55,26 @@ def test_measure_fast_paths_agree_with_the_general_walk():
         assert measure(value, BIG, BIG) == _measure_nested(value, BIG, BIG), value
 
 
+def test_check_value_charges_what_measure_counts():
+    # check_value measures short lists in place: the work it charges is measure's count, value by value
+    rng = random.Random(25)
+    budget = Budget(Limits(max_work=None, timeout=None))
+    for _ in range(2000):
+        value = random_value(rng, 3)
+        before = budget.work
+        assert budget.check_value(value, None) is value
+        assert budget.work - before == measure(value, BIG, BIG)[0], value
+
+
+def test_check_value_refuses_a_short_list_nesting_too_deep():
+    value: object = ()
+    for _ in range(4):
+        value = (value,)  # 4 lists around an empty one: 5 deep
+    with pytest.raises(LimitExceeded, match="nest lists more than 4 deep"):
+        Budget(Limits(max_value_depth=4)).check_value(value, None)
+    assert Budget(Limits(max_value_depth=5)).check_value(value, None) is value
+
+
 def test_measure_of_the_values_a_battle_makes_counted_by_hand():
     line = (ship("heavy", 3), ship("warship", 2), ship("frigate", 1))  # 3 ships of 3 fields: 3 + 9 = 12 items
     assert measure(line, BIG, BIG) == (12, 1)  # a list of plain records nests one list deep
