@@ -193,8 +193,8 @@ class Budget:
     __slots__ = (
         "_batch_clock",
         "_charges",
-        "_max_work",
         "_kinds",
+        "_max_work",
         "_measure",
         "big_state",
         "deadline",

@@ -147,6 +147,10 @@ class Expressions(NodeVisitor):
             # IDX: reading a variable cannot fail); anything else through IDX, which words the error
             at = self.w.temp("ix")
             return f"({subject}[{at} - 1] if 0 < ({at} := {position}) <= len({subject}) else IDX({subject}, {at}, {pos}))"
+        if self.keys is not None and subject.isidentifier() and type(e.index) in SIMPLE:
+            # a play, where := is not allowed (a comprehension's iterable): a variable's item by a variable or a
+            # constant, read twice rather than through IDX (reading either cannot fail)
+            return f"({subject}[{position} - 1] if 0 < {position} <= len({subject}) else IDX({subject}, {position}, {pos}))"
         return f"IDX({subject}, {position}, {pos})"
 
     # ---- operators
