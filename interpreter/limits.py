@@ -50,6 +50,9 @@ TRACE_EVENT_WORK = 16
 # are left out: their hashing is part of STATEMENT_WORK.
 BIG_VALUE_ITEMS = 1_000
 
+# Lists up to this long are measured by Budget.check_value in place (most lists a play makes are this short).
+SHORT_LIST = 16
+
 
 class LimitExceeded(WartableError):
     """A procedure ran past one of its budgets: ``limit`` names it (a field of Limits; "" when not told),
@@ -193,16 +196,18 @@ class Budget:
     __slots__ = (
         "_batch_clock",
         "_charges",
+        "_kinds",
         "_max_work",
         "_measure",
-        "_next_clock_check",
         "big_state",
         "deadline",
         "limits",
+        "next_clock_check",
         "on_clock",
         "play_start",
         "steps_left",
         "work",
+        "work_cap",
     )
 
     # Look at the clock every CLOCK_EVERY units of work, or every CLOCK_CALLS charges
@@ -222,13 +227,17 @@ class Budget:
         self.limits = limits
         self.on_clock = on_clock  # called with the work spent each time the clock is read (a progress line)
         self._measure: Callable[[Any, int, int], tuple[int, int]] | None = None  # values.measure, bound on first use: `wartable --help` needs limits, not values
+        self._kinds: tuple[type, type] = (type(None), type(None))  # values.Record and values.OutcomeValue, bound with it
         # work: never reset (the clock is read every CLOCK_EVERY units); play_start: work spent before the
         # current play (each Monte Carlo play gets the budget; compiled trials set it)
         self.work = self.play_start = self._charges = 0
         timeout = limits.timeout
         self.deadline = None if timeout is None else monotonic() + timeout
         self._max_work = limits.max_work
-        self._next_clock_check = self.CLOCK_EVERY
+        # the work a play may spend (no limit: infinity), so that a charge tests it in one comparison
+        self.work_cap: float = float("inf") if limits.max_work is None else limits.max_work
+        # the work at which the clock is read next (see charge_items: hot paths test this and work_cap in place)
+        self.next_clock_check = self.CLOCK_EVERY
         # steps_left: dice a play may draw before the clock is read; compiled code and
         # runtime.Run count it down themselves (a method call per die would cost more than the die)
         self.steps_left = self.CLOCK_STEPS
@@ -245,13 +254,27 @@ class Budget:
         self.play_start = self.work
 
     def charge(self, units: int, pos) -> None:
-        """Spend ``units`` of work at ``pos``; raise when a budget is spent."""
-        self.work += units
-        if self._max_work is not None and self.work - self.play_start > self._max_work:
-            raise breach(pos, "max_work", f"this procedure needs more than {self._max_work:,} units of work")
+        """Spend ``units`` of work at ``pos``; raise when a budget is spent.  Each charge counts towards a
+        look at the clock (CLOCK_CALLS): a charge may stand for costly work, such as a resolved call."""
+        work = self.work = self.work + units
         self._charges += 1
-        if self.work >= self._next_clock_check or self._charges >= self.CLOCK_CALLS:
-            self._next_clock_check = self.work + self.CLOCK_EVERY
+        if work >= self.next_clock_check or work - self.play_start > self.work_cap or self._charges >= self.CLOCK_CALLS:
+            self.checkpoint(pos)
+
+    def charge_items(self, units: int, pos) -> None:
+        """Spend ``units`` of work for items of values made or walked (cheap each, so not counted towards
+        CLOCK_CALLS: the clock is read every CLOCK_EVERY units).  Hot callers (runtime.counted) write
+        its two comparisons in place; the rare case goes to :meth:`checkpoint`."""
+        work = self.work = self.work + units
+        if work >= self.next_clock_check or work - self.play_start > self.work_cap:
+            self.checkpoint(pos)
+
+    def checkpoint(self, pos) -> None:
+        """A charge reached a threshold: raise when the work budget is spent; read the clock when due."""
+        if self.work - self.play_start > self.work_cap:
+            raise breach(pos, "max_work", f"this procedure needs more than {self._max_work:,} units of work")
+        if self.work >= self.next_clock_check or self._charges >= self.CLOCK_CALLS:
+            self.next_clock_check = self.work + self.CLOCK_EVERY
             self._charges = 0
             self.check_clock(pos)
 
@@ -299,17 +322,38 @@ class Budget:
         measure = self._measure
         if measure is None:
             # bound on first use (see __init__)
+            from .values import OutcomeValue, Record
             from .values import measure as measure_value
 
             measure = self._measure = measure_value
-        items, depth = measure(value, self.limits.max_value_items, self.limits.max_value_depth)
-        if items > self.limits.max_value_items:
-            raise breach(pos, "max_value_items", f"a value would hold more than {self.limits.max_value_items:,} items")
-        if depth > self.limits.max_value_depth:
-            raise breach(pos, "max_value_depth", f"a value would nest lists more than {self.limits.max_value_depth} deep")
+            self._kinds = (Record, OutcomeValue)
+        limits = self.limits
+        if type(value) is tuple and len(value) <= SHORT_LIST:
+            # values.measure's common case, in place (a play makes hundreds of short lists): plain items, records
+            record, outcome = self._kinds
+            items, depth = len(value), 1
+            for item in value:
+                kind = type(item)
+                if kind is record:
+                    size, inner = item._measure or item._measured()
+                    items += size
+                    if inner >= depth:
+                        depth = inner + 1
+                elif kind is tuple or kind is outcome:
+                    items, depth = measure(value, limits.max_value_items, limits.max_value_depth)
+                    break
+        else:
+            items, depth = measure(value, limits.max_value_items, limits.max_value_depth)
+        if items > limits.max_value_items:
+            raise breach(pos, "max_value_items", f"a value would hold more than {limits.max_value_items:,} items")
+        if depth > limits.max_value_depth:
+            raise breach(pos, "max_value_depth", f"a value would nest lists more than {limits.max_value_depth} deep")
         if items >= BIG_VALUE_ITEMS and items > self.big_state:
             self.big_state = items
-        self.charge(items, pos)
+        # charge_items, in place: a play makes hundreds of lists
+        work = self.work = self.work + items
+        if work >= self.next_clock_check or work - self.play_start > self.work_cap:
+            self.checkpoint(pos)
         return value
 
     def charge_statements(self, units: int, pos) -> None:

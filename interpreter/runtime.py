@@ -322,6 +322,13 @@ class Run:
         inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         return program.run_play(self, inputs, roll, depth)
 
+    def call_play_key(self, name: str, values: tuple, depth: int, roll: Callable, pos: Pos) -> Any:
+        """:meth:`call_play_direct` giving the outcome's key, for a caller that only reads its fields
+        (engine.facts.outcome_key_slots): no OutcomeValue made."""
+        program = self.ruleset.program(name)
+        self.budget.charge(CALL_WORK, pos)  # as call_play
+        return program.play(self, values, roll, depth)
+
     def call_play_direct(self, name: str, values: tuple, depth: int, roll: Callable, pos=None) -> OutcomeValue:
         """:meth:`call_play` with the callee's inputs tuple built and checked at the call."""
         program = self.ruleset.program(name)
@@ -429,6 +436,21 @@ def field(subject: Any, name: str, pos: Pos) -> Any:
     raise RuleViolation(pos.diagnostic(f"{brief(subject)} has no field '{name}'"))
 
 
+def key_field(positions: tuple[int, ...], names: tuple[str, ...], key: Any, name: str, pos: Pos) -> Any:
+    """Field ``name`` of a resolved outcome held as its key (engine.facts.outcome_key_slots): ``positions``
+    gives, per outcome number, where the field sits in the key (0: not there), ``names`` each number's name."""
+    if type(key) is tuple:
+        place = positions[key[0]]
+        if place:
+            return key[place]
+    no_key_field(names, key, name, pos)
+
+
+def no_key_field(names: tuple[str, ...], key: Any, name: str, pos: Pos) -> NoReturn:
+    """The error :func:`field` gives for an outcome without field ``name``, the outcome held as its key."""
+    raise RuleViolation(pos.diagnostic(f"outcome {names[key[0] if type(key) is tuple else key]} has no field '{name}'"))
+
+
 def index(subject: tuple, position: int, pos: Pos) -> Any:
     if not 1 <= position <= len(subject):
         raise RuleViolation(pos.diagnostic(f"index {position} is outside the list (1 to {len(subject)})"))
@@ -436,15 +458,19 @@ def index(subject: tuple, position: int, pos: Pos) -> Any:
 
 
 def counted(rt: Run, collection: tuple, pos: Pos) -> tuple:
-    """An aggregate's list, its length charged as work (as the evaluator does)."""
-    rt.budget.charge(len(collection), pos)
+    """An aggregate's list, its length charged as work (as the evaluator does; Budget.charge_items in place:
+    a play walks hundreds of lists)."""
+    budget = rt.budget
+    work = budget.work = budget.work + len(collection)
+    if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
+        budget.checkpoint(pos)
     return collection
 
 
 def make_range(rt: Run, low: int, high: int, pos: Pos) -> tuple:
     if high - low + 1 > rt.limits.max_value_items:
         raise breach(pos, "max_value_items", f"range {low} .. {high} would hold more than {rt.limits.max_value_items:,} items")
-    rt.budget.charge(max(high - low + 1, 0), pos)
+    rt.budget.charge_items(max(high - low + 1, 0), pos)
     return tuple(range(low, high + 1))
 
 

@@ -15,7 +15,7 @@ from _weakref import _remove_dead_weakref  # type: ignore[attr-defined]
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, ClassVar, SupportsIndex, final, overload
 from weakref import KeyedRef
 
@@ -192,7 +192,10 @@ def _added(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
         made = object.__new__(Record)
         object.__setattr__(made, "type_name", type_name)
         object.__setattr__(made, "_items", pairs)
-        object.__setattr__(made, "_measure", None)
+        # a record of plain fields (no list, outcome or record inside) is as big as its fields, known now: a
+        # list of such records is then measured without a Python loop (see measure)
+        plain = Record not in key[2] and all(type(kind) is type for kind in key[2])
+        object.__setattr__(made, "_measure", (len(pairs), 0) if plain else None)
         object.__setattr__(made, "_fields", None)
         _TABLE[key] = KeyedRef(made, _forget, key)
         return made
@@ -695,22 +698,71 @@ def measure(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:
     Iterative, and it stops as soon as either count passes its limit, so a
     value built by repeating a repeated list costs no more than the limit to
     measure.  Records know their own size (see values.Record), so a list of
-    records costs one step a record.
+    records costs one step a record.  The values a play makes hundreds of
+    times (a record, a list of records or numbers, a list of such lists: the
+    columns of a fleet) are measured without the general walk.
     """
-    if type(value) is tuple:
-        # The common value: a flat list of plain values and records, measured in one pass.
+    kind = type(value)
+    if kind is Record:  # a record knows its size (with_field makes one a play)
+        return value._measure or value._measured()
+    if kind is tuple:
+        if len(value) > _LONG_LIST:
+            # measured by loops in C: a long list of plain values, or of records whose size is known
+            kinds = set(map(type, value))
+            if kinds.isdisjoint(_INNER_KINDS):
+                return len(value), 1
+            if kinds == _ONLY_RECORDS:
+                sizes = list(map(_RECORD_SIZE, value))
+                if None not in sizes:
+                    return len(value) + sum(map(_first, sizes)), 1 + max(map(_second, sizes))
+        found = _flat_measure(value)
+        if found is not None:
+            return found
+        # a list of flat lists (and records, plain values)
         items, depth = len(value), 1
         for item in value:
             kind = type(item)
-            if kind is Record:
-                size, inner = item._measure or item._measured()
+            if kind is tuple:
+                inner = _flat_measure(item)
+                if inner is None:
+                    break  # lists deeper still: the general walk below
+                items += inner[0]
+                if inner[1] >= depth:
+                    depth = inner[1] + 1
+                if items > max_items:
+                    return items, depth
+            elif kind is Record:
+                size, inner_depth = item._measure or item._measured()
                 items += size
-                depth = max(depth, inner + 1)
-            elif kind is tuple or kind is OutcomeValue:
-                break  # lists inside: the general walk below, which stops at the limits
+                if inner_depth >= depth:
+                    depth = inner_depth + 1
+            elif kind is OutcomeValue:
+                break
         else:
             return items, depth
     return _measure_nested(value, max_items, max_depth)
+
+
+def _flat_measure(value: tuple) -> tuple[int, int] | None:
+    """(items, depth) of a list of plain values and records; None when a list or an outcome is inside."""
+    items, depth = len(value), 1
+    for item in value:
+        kind = type(item)
+        if kind is Record:
+            size, inner = item._measure or item._measured()
+            items += size
+            if inner >= depth:
+                depth = inner + 1
+        elif kind is tuple or kind is OutcomeValue:
+            return None
+    return items, depth
+
+
+_LONG_LIST = 16  # items in a list above which measure's loops in C pay for the sets and lists they make
+_INNER_KINDS = frozenset((tuple, Record, OutcomeValue))  # kinds of item that make a list bigger than its length
+_ONLY_RECORDS = {Record}
+_RECORD_SIZE = attrgetter("_measure")
+_first = itemgetter(0)
 
 
 def _measure_nested(value: Any, max_items: int, max_depth: int) -> tuple[int, int]:

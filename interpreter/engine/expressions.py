@@ -49,12 +49,14 @@ class Expressions(NodeVisitor):
     covers = ir.EXPRESSIONS
 
     def __init__(self, compiler: ProcedureCompiler, writer: CodeWriter, hoist: dict[Any, str] | None = None,
-                 stable: Callable[[int], bool] | None = None) -> None:
+                 stable: Callable[[int], bool] | None = None, keys: dict[int, str] | None = None) -> None:
         self.c = compiler
         self.w = writer
         self.module = compiler.module
         self.hoist = hoist
         self.stable = stable
+        # plays only: slots holding a resolved procedure's outcome key, by procedure (facts.outcome_key_slots)
+        self.keys = keys
 
     def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
@@ -103,6 +105,9 @@ class Expressions(NodeVisitor):
         return f"CANON({self.expr(e.value, walrus, depth + 1)})"
 
     def visit_Field(self, e: ir.Field, walrus: bool, depth: int) -> str:
+        subject_node = e.subject
+        if self.keys is not None and type(subject_node) is ir.Local and subject_node.slot in self.keys:
+            return self._key_field(e, subject_node.slot, walrus)
         subject, pos = self.expr(e.subject, walrus, depth + 1), self.pos(e)
         if not walrus:
             return f"FLD({subject}, {e.name!r}, {pos})"
@@ -115,6 +120,26 @@ class Expressions(NodeVisitor):
                 f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
                 f"else FLD({s_}, {e.name!r}, {pos}))")
 
+    def _key_field(self, e: ir.Field, slot: int, walrus: bool) -> str:
+        """A field of a resolved outcome held as its key in ``slot``, ``(number, field values...)`` or a bare
+        number: read by position, the callee's outcome numbers telling where; an outcome without it raises
+        FLD's message."""
+        assert self.keys is not None
+        m, key = self.module, f"v{slot}"
+        sites = self.c.callee_sites(self.keys[slot])
+        names = m.ref(tuple(name for name, _ in sites), "kn")
+        if e.name == "outcome":  # its name, as OutcomeValue.fields_by_name gives it (before any field so called)
+            return f"{names}[{key}[0] if type({key}) is tuple else {key}]"
+        # where the field sits in each outcome's key (0: not there); the last of equal names, as a dict keeps it
+        places = tuple(len(fields) - fields[::-1].index(e.name) if e.name in fields else 0 for _, fields in sites)
+        if len(set(places)) == 1 and places[0] and all(fields for _, fields in sites):
+            return f"{key}[{places[0]}]"  # every outcome has it, in the same place
+        positions, pos = m.ref(places, "kp"), self.pos(e)
+        if not walrus:
+            return f"KFLD({positions}, {names}, {key}, {e.name!r}, {pos})"
+        at = self.w.temp("kj")
+        return f"({key}[{at}] if type({key}) is tuple and ({at} := {positions}[{key}[0]]) else NOKFLD({names}, {key}, {e.name!r}, {pos}))"
+
     def visit_Index(self, e: ir.Index, walrus: bool, depth: int) -> str:
         subject, position, pos = self.expr(e.subject, walrus, depth + 1), self.expr(e.index, walrus, depth + 1), self.pos(e)
         if walrus and subject.isidentifier():
@@ -122,6 +147,10 @@ class Expressions(NodeVisitor):
             # IDX: reading a variable cannot fail); anything else through IDX, which words the error
             at = self.w.temp("ix")
             return f"({subject}[{at} - 1] if 0 < ({at} := {position}) <= len({subject}) else IDX({subject}, {at}, {pos}))"
+        if self.keys is not None and subject.isidentifier() and type(e.index) in SIMPLE:
+            # a play, where := is not allowed (a comprehension's iterable): a variable's item by a variable or a
+            # constant, read twice rather than through IDX (reading either cannot fail)
+            return f"({subject}[{position} - 1] if 0 < {position} <= len({subject}) else IDX({subject}, {position}, {pos}))"
         return f"IDX({subject}, {position}, {pos})"
 
     # ---- operators
@@ -236,7 +265,7 @@ class Expressions(NodeVisitor):
         slots = sorted(locals_in(e))
         name = self.w.temp("x")
         inner = CodeWriter(self.module, name, ", ".join(["rt", "I"] + [f"v{s}" for s in slots]))
-        text = Expressions(self.c, inner).expr(e, True, 0)
+        text = Expressions(self.c, inner, keys=self.keys).expr(e, True, 0)
         inner.line(f"return {text}")
         self.module.add(inner.finish())
         return f"{name}(rt, I{''.join(', v' + str(s) for s in slots)})"

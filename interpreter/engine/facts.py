@@ -14,7 +14,7 @@ node identity (the IR's nodes are named tuples compared by nobody).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import ir
@@ -145,3 +145,80 @@ def ranges(block: ir.Block) -> dict[int, tuple[int, int]]:
 def locals_in(expr: Any) -> set[int]:
     """The slots an expression reads (aggregate variables included)."""
     return {node.slot for node in ir.walk(expr) if type(node) is ir.Local}
+
+
+def outcome_key_slots(block: ir.Block, direct: Callable[[ir.CallProcedure], bool]) -> dict[int, str]:
+    """Slots that may hold a resolved procedure's outcome key instead of its outcome value: slot -> procedure.
+
+    Why: a play resolves a procedure about 171 times in a fifteen-a-side battle and its caller reads a field
+    or two of each outcome; an ``OutcomeValue`` made and read by name cost more than the callee's own dice.
+    A slot qualifies when every write to it is a call of one procedure whose inputs are built at the call
+    (``direct``), or a ``let`` copy of a qualifying slot of the same procedure, and every read of it is the
+    subject of a field (``x.hits``, ``x.outcome``) or such a copy: then no one sees the key but code that
+    reads fields from it (see :class:`.expressions.Expressions`).  Anything else (passed on, compared, put
+    in an outcome or a list) keeps the outcome value.
+    """
+    statements = list(statements_in(block))
+    writers: dict[int, list[Any]] = {}
+    for statement in statements:
+        for slot in written_slots(statement):
+            writers.setdefault(slot, []).append(statement)
+    other_reads = _reads_not_by_field(statements)
+    owner: dict[int, str] = {}
+    for slot, found in writers.items():
+        calls = {s.procedure for s in found if type(s) is ir.CallProcedure}
+        if slot not in other_reads and len(calls) <= 1 and all(_call_or_copy(s, direct) for s in found):
+            owner[slot] = next(iter(calls), "")  # "": written by copies only, its procedure not known yet
+    copies = [(s.slot, s.value.slot) for s in statements if type(s) is ir.Assign and type(s.value) is ir.Local]  # (target, source)
+    while _settle(owner, copies):
+        pass
+    return {slot: procedure for slot, procedure in owner.items() if procedure}  # "": copies of copies only
+
+
+def _reads_not_by_field(statements: list[Any]) -> set[int]:
+    """Slots read other than as the subject of a field, or by a `let` copy (judged with its target)."""
+    found: set[int] = set()
+    for statement in statements:
+        if type(statement) is ir.Assign and type(statement.value) is ir.Local:
+            continue
+        stack = list(ir.statement_expressions(statement))
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ir.Field and type(node.subject) is ir.Local:
+                continue  # a field read: what a key answers
+            if kind is ir.Local:
+                found.add(node.slot)
+            else:
+                stack.extend(ir.sub_expressions(node))
+    return found
+
+
+def _settle(owner: dict[int, str], copies: list[tuple[int, int]]) -> bool:
+    """One round of the fixed point of :func:`outcome_key_slots`; whether anything changed.  A copy into a slot
+    that does not qualify sees the value itself (its source does not qualify either); a copy takes its source's
+    procedure, and a slot whose copies bring another procedure, or a value that does not qualify, drops out."""
+    changed = False
+    for target, source in copies:
+        if target not in owner and source in owner:
+            del owner[source]
+            changed = True
+    copied_from: dict[int, list[int]] = {}
+    for target, source in copies:
+        copied_from.setdefault(target, []).append(source)
+    for slot in list(owner):
+        sources = [owner.get(source) for source in copied_from.get(slot, ())]
+        procedures = ({owner[slot]} | {source for source in sources if source}) - {""}
+        if None in sources or len(procedures) > 1:
+            del owner[slot]
+            changed = True
+        elif procedures and owner[slot] == "":
+            owner[slot] = procedures.pop()
+            changed = True
+    return changed
+
+
+def _call_or_copy(statement: Any, direct: Callable[[ir.CallProcedure], bool]) -> bool:
+    if type(statement) is ir.CallProcedure:
+        return direct(statement)
+    return type(statement) is ir.Assign and type(statement.value) is ir.Local

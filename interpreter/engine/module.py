@@ -30,8 +30,10 @@ from ..runtime import (
     divide,
     field,
     index,
+    key_field,
     make_range,
     negative_limit,
+    no_key_field,
     not_a_list,
     overflow,
     past_limit,
@@ -51,6 +53,7 @@ _PRELUDE: tuple[tuple[str, Any], ...] = (
     ("Acc", Acc), ("lcm", math.lcm), ("UNSET", UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
     ("IDX", index), ("CNT", counted), ("RNG", make_range), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
     ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple), ("ONE", (1,)),
+    ("KFLD", key_field), ("NOKFLD", no_key_field),
     ("REC", Record), ("OUT", OutcomeValue), ("MISS", Record.MISSING), ("COERCED", coerced_input), ("ROUND", make_round), ("STAYS_NOT", Round), ("CANON", canonical),
 )
 

@@ -63,7 +63,7 @@ class PlayWriter(NodeVisitor):
         self.roll = roll
         self.mode = mode
         fixed, bound = stable or set(), c.facts.bound
-        self.expressions = Expressions(c, w, hoist, lambda slot: slot in fixed and slot not in bound)
+        self.expressions = Expressions(c, w, hoist, lambda slot: slot in fixed and slot not in bound, keys=c.key_slots)
 
     def block(self, statements: tuple[Any, ...] | list[Any], loops: int) -> bool:
         """Write statements; True when every path ends (an outcome, or a break)."""
@@ -94,7 +94,9 @@ class PlayWriter(NodeVisitor):
         c, w, e = self.c, self.w, self.expressions
         values = direct_call_inputs(c, w, s, e)
         if values is not None:
-            w.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, {values}, depth + 1, R, {c.pos(s)})")
+            # a caller that only reads fields of the outcome gets its key (facts.outcome_key_slots)
+            call = "call_play_key" if s.slot in c.key_slots else "call_play_direct"
+            w.line(f"v{s.slot} = rt.{call}({s.procedure!r}, {values}, depth + 1, R, {c.pos(s)})")
             return False
         given = "{" + ", ".join(f"{name!r}: {e(value)}" for name, value in s.args) + "}"
         trusted = c.module.ref(s.trusted, "t")

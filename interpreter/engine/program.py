@@ -34,9 +34,9 @@ from typing import Any, ClassVar
 from .. import ir
 from ..runtime import Run
 from ..values import OutcomeValue
-from .calls import write_inputs_check
+from .calls import direct_inputs, write_inputs_check
 from .exact import write_exact
-from .facts import Facts
+from .facts import Facts, outcome_key_slots
 from .module import GeneratedModule
 from .play import write_play
 from .sample import write_sample
@@ -221,10 +221,10 @@ class ProcedureCompiler:
         self.facts = Facts(procedure)
         self.input_names = tuple(spec.name for spec in procedure.inputs) + tuple(choice.name for choice in procedure.choices)
         self.input_index = {name: i for i, name in enumerate(self.input_names)}
-        self.sites: list[tuple[str, tuple[str, ...]]] = []
-        self.site_of: dict[int, int] = {}
-        self._number_sites(procedure.body)
+        self.sites, self.site_of = number_sites(procedure.body)
         self.code = ProcedureCode(procedure, self.input_names, tuple(self.sites), self)
+        self._key_slots: dict[int, str] | None = None
+        self._callee_sites: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {}
 
     def build(self, mode: str) -> Callable[..., Any]:
         """Write one of the procedure's functions ("exact", "play", "sample", "inputs"), compile it, give it."""
@@ -232,17 +232,19 @@ class ProcedureCompiler:
         function: Callable[..., Any] = self.module.load(f"<wartable: procedure {self.procedure.name}, {mode}>")[entry]
         return function
 
-    def _number_sites(self, block: ir.Block) -> None:
-        """Outcome statements with the same name and field names share a number, so that equal outcomes
-        have equal keys wherever they were written (numbered in the order written)."""
-        found = [node for node in _in_written_order(block) if type(node) is ir.Outcome]
-        canonical: dict[tuple[str, tuple[str, ...]], int] = {}
-        for outcome in found:
-            signature = (outcome.name, tuple(name for name, _ in outcome.fields))
-            if signature not in canonical:
-                canonical[signature] = len(self.sites)
-                self.sites.append(signature)
-            self.site_of[id(outcome)] = canonical[signature]
+    @property
+    def key_slots(self) -> dict[int, str]:
+        """Slots of plays that hold a resolved procedure's outcome key, read by field only (facts.outcome_key_slots)."""
+        if self._key_slots is None:
+            self._key_slots = outcome_key_slots(self.procedure.body, lambda call: direct_inputs(self, call) is not None)
+        return self._key_slots
+
+    def callee_sites(self, name: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The outcome sites of resolved procedure ``name``, numbered as its own code numbers them."""
+        found = self._callee_sites.get(name)
+        if found is None:
+            found = self._callee_sites[name] = tuple(number_sites(self.callees[name].body)[0])
+        return found
 
     def input_local(self, writer: CodeWriter, name: str) -> str:
         """The local holding input ``name`` (read from the inputs tuple once, when the function starts)."""
@@ -262,6 +264,22 @@ class ProcedureCompiler:
 
     def budget(self, writer: CodeWriter) -> str:
         return writer.need("BUD", "rt.budget")
+
+
+def number_sites(block: ir.Block) -> tuple[list[tuple[str, tuple[str, ...]]], dict[int, int]]:
+    """Outcome statements with the same name and field names share a number, so that equal outcomes
+    have equal keys wherever they were written (numbered in the order written): the (name, field names)
+    of each number, and each outcome statement's number by its identity."""
+    sites: list[tuple[str, tuple[str, ...]]] = []
+    site_of: dict[int, int] = {}
+    canonical: dict[tuple[str, tuple[str, ...]], int] = {}
+    for outcome in [node for node in _in_written_order(block) if type(node) is ir.Outcome]:
+        signature = (outcome.name, tuple(name for name, _ in outcome.fields))
+        if signature not in canonical:
+            canonical[signature] = len(sites)
+            sites.append(signature)
+        site_of[id(outcome)] = canonical[signature]
+    return sites, site_of
 
 
 def _in_written_order(block: ir.Block) -> list[Any]:
