@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 # A ship: (kind, carrying, status, fired); ``carrying`` already includes the kinds that always carry.
@@ -112,30 +113,36 @@ def split_columns(ships: Sequence[Ship]) -> list[Column]:
     return [tuple(c) for c in columns]
 
 
+@dataclass(frozen=True)
 class Setup:
     """A situation turned into the battle's starting columns (deterministic: done once, not per play)."""
 
-    __slots__ = ("attacker", "defender", "a_rating", "d_rating", "a_maneuver", "d_maneuver", "trivial")
+    attacker: tuple[Column, ...]
+    defender: tuple[Column, ...]
+    a_rating: tuple[int, ...]  # tactical rating of each column's admiral (0: none)
+    d_rating: tuple[int, ...]
+    a_maneuver: int
+    d_maneuver: int
+    trivial: bool
 
-    def __init__(self, situation: Mapping[str, Any]):
+    @classmethod
+    def from_situation(cls, situation: Mapping[str, Any]) -> Setup:
+        """trivial_check, then value_order (trivial) or divide_into_columns (split), admirals in column order."""
         attacker = [make_ship(s) for s in situation["attacker"]]
         defender = [make_ship(s) for s in situation["defender"]]
-        self.trivial = is_trivial([s for s, _ in attacker], [s for s, _ in defender])
-        if self.trivial:
-            self.attacker, self.defender = value_order(attacker), value_order(defender)
-            a_admirals: Sequence[int] = ()
-            d_admirals: Sequence[int] = ()
-            self.a_maneuver = self.d_maneuver = 0
-        else:
-            self.attacker = split_columns([s for s, _ in attacker])
-            self.defender = split_columns([s for s, _ in defender])
-            a_admirals = situation.get("attacker_admirals", ())
-            d_admirals = situation.get("defender_admirals", ())
-            self.a_maneuver = int(situation.get("attacker_maneuver", 0))
-            self.d_maneuver = int(situation.get("defender_maneuver", 0))
+        if is_trivial([s for s, _ in attacker], [s for s, _ in defender]):
+            # Leader values have no effect: every rating 0.
+            return cls(tuple(value_order(attacker)), tuple(value_order(defender)), (0,), (0,), 0, 0, True)
+        a_columns, d_columns = split_columns([s for s, _ in attacker]), split_columns([s for s, _ in defender])
+        a_admirals = situation.get("attacker_admirals", ())
+        d_admirals = situation.get("defender_admirals", ())
         # columns_act: a column without an admiral rates 0; extra ratings are ignored.
-        self.a_rating = tuple(a_admirals[k] if k < len(a_admirals) else 0 for k in range(len(self.attacker)))
-        self.d_rating = tuple(d_admirals[k] if k < len(d_admirals) else 0 for k in range(len(self.defender)))
+        return cls(
+            tuple(a_columns), tuple(d_columns),
+            tuple(a_admirals[k] if k < len(a_admirals) else 0 for k in range(len(a_columns))),
+            tuple(d_admirals[k] if k < len(d_admirals) else 0 for k in range(len(d_columns))),
+            int(situation.get("attacker_maneuver", 0)), int(situation.get("defender_maneuver", 0)), False,
+        )
 
 
 # ---- one play -----------------------------------------------------------------------------------
@@ -337,7 +344,7 @@ def _round_end(rand: Callable[[], float], a: list[Column], d: list[Column], setu
 
 def sample(situation: Mapping[str, Any], plays: int, seed: int = 1) -> dict[tuple, int]:
     """Counts of battle_over outcomes (fields in OUTCOME_FIELDS order) over ``plays`` seeded plays."""
-    setup = Setup(situation)
+    setup = Setup.from_situation(situation)
     rng = random.Random(seed)
     counts: dict[tuple, int] = {}
     for _ in range(plays):
