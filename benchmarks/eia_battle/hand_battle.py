@@ -17,7 +17,10 @@ protector branches of ``column_action`` never run and are left out; a defender n
 evades.  The constants are the ruleset's (positions close up, higher results sink, roll-on
 on a natural 6, initiative once, no round limit, end-of-round tie ends at 7 or more).
 
-tests/test_hand_reference.py checks it against wartable's sampled distribution.
+Every die is drawn as wartable draws it (``int(random() * 6) + 1`` on ``random.Random(seed)``)
+and in the ruleset's order, so one seed gives the same counts as ``wartable run --n``:
+tests/test_hand_reference.py checks that, and the looser statistical agreement (within 4
+standard errors) that would still hold should wartable's order of draws change.
 """
 
 from __future__ import annotations

@@ -5,12 +5,12 @@ equally exact hand Fraction solver".  This is that solver: the same rules as
 hand_battle.py (which holds the tables and constants, copied from rulesdata/eia.yaml),
 every die face weighed with a ``Fraction``, each piece memoised on its inputs (a shot's
 odds per modifier, a volley, a column exchange, one round's column actions), and the
-battle's round loop solved as a Markov chain as wartable solves it: the distribution of
-final outcomes from a head state is the states one round leads to, each solved first, a
-round that leaves the state unchanged summed as a geometric series (divided by
-1 - p_stay).  A longer cycle of states cannot occur under the default choices with one
-column a side (ship states only worsen and a fired flag, once set, stays set at round's
-end); should another situation reach one, the solver says so rather than guess.
+battle's round loop solved as a Markov chain as wartable solves it: every head state the
+loop can reach is found once, the states are ordered by their strongly connected
+components (Tarjan), and the probability mass is pushed through them once in dependency
+order, a round that leaves the state unchanged summed as a geometric series (divided by
+1 - p_stay) and states that cycle among themselves (a carrying ship that reloads and
+cannot fire toggles its fired flag) solved as a linear system on Fractions.
 
 It imports nothing from wartable.  tests/test_hand_reference.py compares it with
 ``wartable odds`` fraction for fraction on small battles; benchmarks/eia_battle/run.py on 3 v 3.
@@ -295,54 +295,103 @@ class Solver:
         self.templates[key] = (ends, nexts)
         return ends, nexts
 
-    def order(self, starts: Iterable[tuple]) -> list[tuple]:
-        """Every head state reachable from ``starts``, each before the states it leads to (a depth-first
-        reverse postorder); the round of each is computed once and kept in ``self.values``."""
-        postorder: list[tuple] = []
-        on_path: set[tuple] = set()
-        stack: list[tuple[tuple, Any]] = [(start, None) for start in reversed(list(starts))]
-        while stack:
-            state, successors = stack[-1]
-            if successors is None:
-                if state in self.values:
-                    stack.pop()
+    def components(self, starts: Iterable[tuple]) -> list[list[tuple]]:
+        """The head states reachable from ``starts`` in strongly connected components (Tarjan's algorithm,
+        without recursion), each before the components it leads to; every state's round is computed once
+        and kept in ``self.values``."""
+        index: dict[tuple, int] = {}
+        low: dict[tuple, int] = {}
+        stack: list[tuple] = []
+        on_stack: set[tuple] = set()
+        found: list[list[tuple]] = []
+        for root in starts:
+            if root in index:
+                continue
+            work: list[tuple[tuple, Any]] = [(root, None)]
+            while work:
+                state, successors = work[-1]
+                if successors is None:
+                    index[state] = low[state] = len(index)
+                    stack.append(state)
+                    on_stack.add(state)
+                    if state not in self.values:
+                        self.values[state] = self.round_from(state)
+                    successors = iter(self.values[state][1])
+                    work[-1] = (state, successors)
+                deeper = False
+                for following in successors:
+                    if following not in index:
+                        work.append((following, None))
+                        deeper = True
+                        break
+                    if following in on_stack:
+                        low[state] = min(low[state], index[following])
+                if deeper:
                     continue
-                ends, nexts = self.round_from(state)
-                self.values[state] = (ends, nexts)
-                on_path.add(state)
-                successors = iter([t for t in nexts if t != state])
-                stack[-1] = (state, successors)
-            following = next(successors, None)
-            if following is None:
-                stack.pop()
-                on_path.discard(state)
-                postorder.append(state)
-            elif following in on_path:
-                raise ValueError("the battle's states cycle through more than one state: not solved by this hand solver")
-            elif following not in self.values:
-                stack.append((following, None))
-        postorder.reverse()
-        return postorder
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[state])
+                if low[state] == index[state]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == state:
+                            break
+                    found.append(component)
+        found.reverse()
+        return found
 
     def push(self, starts: Mapping[tuple, Fraction]) -> Dist:
-        """Push the probability mass from the start states through the chain once, in dependency order:
-        a state that a round can leave unchanged keeps p_stay and sends the rest on scaled by 1 / (1 - p_stay)."""
+        """Push the probability mass from the start states through the chain once, component by component in
+        dependency order: a state that a round can leave unchanged keeps p_stay and sends the rest on scaled
+        by 1 / (1 - p_stay); states that cycle among themselves share their mass by a linear system."""
         mass: Dist = dict(starts)
         outcomes: Dist = {}
-        for state in self.order(starts):
-            m = mass.pop(state, None)
-            if m is None:
-                continue
-            ends, nexts = self.values[state]
-            stay = nexts.get(state)
-            if stay:
-                m = m / (1 - stay)
-            for outcome, p in ends.items():
-                add(outcomes, outcome, m * p)
-            for following, p in nexts.items():
-                if following != state:
-                    add(mass, following, m * p)
+        for component in self.components(starts):
+            if len(component) == 1:
+                state = component[0]
+                m = mass.pop(state, None)
+                if m is None:
+                    continue
+                stay = self.values[state][1].get(state)
+                through = {state: m / (1 - stay) if stay else m}
+            else:
+                through = self.through_cycle(component, [mass.pop(state, Fraction(0)) for state in component])
+            inside = set(component)
+            for state, m in through.items():
+                ends, nexts = self.values[state]
+                for outcome, p in ends.items():
+                    add(outcomes, outcome, m * p)
+                for following, p in nexts.items():
+                    if following not in inside:
+                        add(mass, following, m * p)
         return outcomes
+
+    def through_cycle(self, component: list[tuple], inflow: list[Fraction]) -> dict[tuple, Fraction]:
+        """The mass that passes through each state of a cycling component: m = inflow + m P (P among the
+        component's states), solved exactly by Gaussian elimination on (I - P transposed) m = inflow."""
+        size = len(component)
+        position = {state: i for i, state in enumerate(component)}
+        rows = [[Fraction(int(i == j)) for j in range(size)] + [inflow[i]] for i in range(size)]
+        for j, state in enumerate(component):
+            for following, p in self.values[state][1].items():
+                i = position.get(following)
+                if i is not None:
+                    rows[i][j] -= p
+        for col in range(size):
+            pivot = next(r for r in range(col, size) if rows[r][col])
+            rows[col], rows[pivot] = rows[pivot], rows[col]
+            head = rows[col]
+            scale = head[col]
+            head[:] = [x / scale for x in head]
+            for r in range(size):
+                factor = rows[r][col]
+                if r != col and factor:
+                    rows[r] = [x - factor * y for x, y in zip(rows[r], head)]
+        return {state: rows[i][size] for i, state in enumerate(component)}
 
     def solve(self) -> Dist:
         """The battle from the start: initiative (more columns, else maneuver rolls until one wins), then the rounds."""
