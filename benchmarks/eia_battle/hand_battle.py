@@ -287,55 +287,68 @@ def _initiative(rand: Callable[[], float], setup: Setup) -> bool:
             return a > b
 
 
+def count(columns: Sequence[Column], status: int) -> int:
+    """Ships of one status in a side's columns."""
+    return sum(1 for c in columns for s in c if s[2] == status)
+
+
+def destroyed(a_afloat: int, d_afloat: int) -> str:
+    """battle_round: the reason when a side has no ship left, else ''."""
+    if a_afloat and d_afloat:
+        return ""
+    return "both_destroyed" if a_afloat == d_afloat else "attacker_destroyed" if a_afloat == 0 else "defender_destroyed"
+
+
+def final(reason: str, a: Sequence[Column], d: Sequence[Column], lost: Sequence[int]) -> tuple:
+    """battle_over's fields (OUTCOME_FIELDS order) from the last columns and the losses (a sunk, captured, d sunk, captured)."""
+    a_gone = sum(len(c) for c in a) if reason == "attacker_retreats" else 0
+    d_gone = sum(len(c) for c in d) if reason == "defender_retreats" else 0
+    return (reason, lost[0], lost[1], count(a, DAMAGED), a_gone, lost[2], lost[3], count(d, DAMAGED), d_gone)
+
+
+def _columns_act(rand: Callable[[], float], setup: Setup, a: list[Column], d: list[Column],
+                 a_hit: list[bool], d_hit: list[bool], attacker_first: bool) -> None:
+    """columns_act: the side with the initiative acts with its first column, then the other, and so on."""
+    a_guard = [False] * len(a)
+    d_guard = [False] * len(d)
+    for k in range(max(len(a), len(d))):
+        for attacker_turn in ((True, False) if attacker_first else (False, True)):
+            if attacker_turn:
+                if k < len(a):
+                    _act(rand, a, d, k, a_guard, d_hit, d_guard, setup.a_rating, setup.d_rating)
+            elif k < len(d):
+                _act(rand, d, a, k, d_guard, a_hit, a_guard, setup.d_rating, setup.a_rating)
+
+
 def play(setup: Setup, rng: random.Random) -> tuple:
     """One play of `battle`: the battle_over outcome's fields, in OUTCOME_FIELDS order."""
     rand = rng.random
     a, d = list(setup.attacker), list(setup.defender)
     # Ships lost before the battle stay in the first round's columns but are not its losses.
-    a_sunk = -sum(1 for c in a for s in c if s[2] == SUNK)
-    a_captured = -sum(1 for c in a for s in c if s[2] == CAPTURED)
-    d_sunk = -sum(1 for c in d for s in c if s[2] == SUNK)
-    d_captured = -sum(1 for c in d for s in c if s[2] == CAPTURED)
+    a_sunk, a_captured = -count(a, SUNK), -count(a, CAPTURED)
+    d_sunk, d_captured = -count(d, SUNK), -count(d, CAPTURED)
     a_hit = [False] * len(a)
     d_hit = [False] * len(d)
     attacker_first = _initiative(rand, setup)
-    steps = max(len(a), len(d))
     round_number = 1
     while True:
-        a_guard = [False] * len(a)
-        d_guard = [False] * len(d)
-        for k in range(steps):
-            for attacker_turn in ((True, False) if attacker_first else (False, True)):
-                if attacker_turn:
-                    if k < len(a):
-                        _act(rand, a, d, k, a_guard, d_hit, d_guard, setup.a_rating, setup.d_rating)
-                elif k < len(d):
-                    _act(rand, d, a, k, d_guard, a_hit, a_guard, setup.d_rating, setup.a_rating)
+        _columns_act(rand, setup, a, d, a_hit, d_hit, attacker_first)
         a, sunk, captured = _close_up(a)
         a_sunk, a_captured = a_sunk + sunk, a_captured + captured
         d, sunk, captured = _close_up(d)
         d_sunk, d_captured = d_sunk + sunk, d_captured + captured
         reason = _round_end(rand, a, d, setup, round_number)
         if reason:
-            break
+            return final(reason, a, d, (a_sunk, a_captured, d_sunk, d_captured))
         round_number = min(round_number + 1, END_OF_COMBAT_RESULT + 1)
-    a_damaged = sum(1 for c in a for s in c if s[2] == DAMAGED)
-    d_damaged = sum(1 for c in d for s in c if s[2] == DAMAGED)
-    a_gone = sum(len(c) for c in a) if reason == "attacker_retreats" else 0
-    d_gone = sum(len(c) for c in d) if reason == "defender_retreats" else 0
-    return (reason, a_sunk, a_captured, a_damaged, a_gone, d_sunk, d_captured, d_damaged, d_gone)
 
 
 def _round_end(rand: Callable[[], float], a: list[Column], d: list[Column], setup: Setup, round_number: int) -> str:
     """battle_round's ending and end_of_round: the reason the battle ends, or '' when it goes on."""
-    a_afloat = sum(len(c) for c in a)
-    d_afloat = sum(len(c) for c in d)
-    if a_afloat == 0 or d_afloat == 0:
-        return "both_destroyed" if a_afloat == d_afloat else "attacker_destroyed" if a_afloat == 0 else "defender_destroyed"
-    if setup.trivial:
-        return "trivial_one_round"
-    a_fit = sum(1 for c in a for s in c if s[2] == FIT)
-    d_fit = sum(1 for c in d for s in c if s[2] == FIT)
+    reason = destroyed(sum(len(c) for c in a), sum(len(c) for c in d))
+    if reason or setup.trivial:
+        return reason or "trivial_one_round"
+    a_fit, d_fit = count(a, FIT), count(d, FIT)
     a_total = int(rand() * 6) + 1 + setup.a_maneuver
     d_total = int(rand() * 6) + 1 + setup.d_maneuver
     if a_total > d_total:

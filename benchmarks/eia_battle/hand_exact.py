@@ -41,6 +41,9 @@ from hand_battle import (  # a sibling script, not a package
     Column,
     Setup,
     after_hit,
+    count,
+    destroyed,
+    final,
     shot_modifier,
 )
 from hand_battle import _reload as reload_column
@@ -268,16 +271,11 @@ class Solver:
         win, lose, tie = contest_odds(setup.a_maneuver, setup.d_maneuver)
         tie_ends = Fraction(sum(1 for die in range(1, 7) if die + round_number - 1 >= END_OF_COMBAT_RESULT), 6)
         for (na, nd, na_hit, nd_hit, new_lost), p in self.columns_act(a, d, a_hit, d_hit, attacker_first).items():
-            a_afloat, d_afloat = sum(len(c) for c in na), sum(len(c) for c in nd)
-            if a_afloat == 0 or d_afloat == 0:
-                reason = "both_destroyed" if a_afloat == d_afloat else "attacker_destroyed" if a_afloat == 0 else "defender_destroyed"
-                add(ends, (reason, na, nd, new_lost), p)
+            reason = destroyed(sum(len(c) for c in na), sum(len(c) for c in nd))
+            if reason or setup.trivial:
+                add(ends, (reason or "trivial_one_round", na, nd, new_lost), p)
                 continue
-            if setup.trivial:
-                add(ends, ("trivial_one_round", na, nd, new_lost), p)
-                continue
-            a_fit = sum(1 for c in na for s in c if s[2] == FIT)
-            d_fit = sum(1 for c in nd for s in c if s[2] == FIT)
+            a_fit, d_fit = count(na, FIT), count(nd, FIT)
             stay = Fraction(0)
             if a_fit < d_fit or a_fit == 0:
                 add(ends, ("attacker_retreats", na, nd, new_lost), p * win)
@@ -405,10 +403,6 @@ class Solver:
         return self.push({(*start, True): win / (win + lose), (*start, False): lose / (win + lose)})
 
 
-def count(columns: Columns, status: int) -> int:
-    return sum(1 for c in columns for s in c if s[2] == status)
-
-
 def close_up(columns: Columns) -> tuple[Columns, int, int]:
     """The columns without their lost ships (damaged ships' fired cleared), and the ships sunk and captured."""
     sunk = captured = 0
@@ -426,13 +420,6 @@ def close_up(columns: Columns) -> tuple[Columns, int, int]:
                 kept.append(s)
         closed.append(tuple(kept))
     return tuple(closed), sunk, captured
-
-
-def final(reason: str, a: Columns, d: Columns, lost: tuple[int, ...]) -> tuple:
-    """battle_over's fields, in hand_battle.OUTCOME_FIELDS order."""
-    a_gone = sum(len(c) for c in a) if reason == "attacker_retreats" else 0
-    d_gone = sum(len(c) for c in d) if reason == "defender_retreats" else 0
-    return (reason, lost[0], lost[1], count(a, DAMAGED), a_gone, lost[2], lost[3], count(d, DAMAGED), d_gone)
 
 
 def exact(situation: Mapping[str, Any]) -> Dist:
