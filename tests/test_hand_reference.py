@@ -31,6 +31,7 @@ UNLIMITED = Limits(max_work=None, max_states=None, timeout=None)
 WARSHIP = {"kind": "warship"}
 HEAVY = {"kind": "heavy"}
 FRIGATE = {"kind": "frigate"}
+TRADE = {"kind": "trade"}
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +112,11 @@ def test_one_against_one_no_hit_by_hand(hand):
         # lone ship is attacked again every round after the first (reload rolls against its admiral's 3).
         pytest.param({"attacker": [HEAVY, WARSHIP, FRIGATE, WARSHIP], "defender": [WARSHIP],
                       "attacker_admirals": [2], "defender_admirals": [3], "attacker_maneuver": 1}, id="4v1-admirals"),
+        # Trade ships (always carrying) fire only at an enemy ship not yet fired upon: one that reloads and finds
+        # none keeps its fired flag cleared, so states cycle through each other (components of up to 4 states,
+        # solved as a linear system by the hand solver, as wartable solves them).
+        pytest.param({"attacker": [WARSHIP, TRADE, TRADE, TRADE], "defender": [WARSHIP],
+                      "attacker_admirals": [3], "defender_admirals": [4]}, id="4v1-trade-cycles"),
     ],
 )
 def test_hand_exact_equals_wartable_fraction_for_fraction(hand, eia, inputs):
