@@ -24,7 +24,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if str(Path(__file__).resolve().parent) not in sys.path:  # run or imported as a script beside hand_battle.py
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hand_battle import (  # a sibling script, not a package
     CAPTURED,
