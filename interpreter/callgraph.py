@@ -165,43 +165,40 @@ def _chain_text(chain: tuple[str, ...]) -> str:
     return " -> ".join(chain[:4]) + f" -> ... ({len(chain) - 6} more) -> " + " -> ".join(chain[-2:])
 
 
-def tables_read(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
-    """Every table ``procedure`` may look up, itself, in the modifier conditions it sums, or through
-    the procedures it resolves; in the order first met."""
-    found: dict[str, None] = {}
+def _reached_nodes(ruleset: Ruleset, procedure: str) -> Iterator[object]:
+    """Every syntax node ``procedure`` may run, in source order: its body, the bodies of the procedures it
+    resolves (each once) and the conditions of the modifier lists they sum (each once)."""
     seen_procedures = {procedure}
     seen_modifiers: set[str] = set()
     stack: list[object] = [ruleset.procedures[procedure].body]
     while stack:
         node = stack.pop()
-        if isinstance(node, syntax.Lookup) and node.table in ruleset.tables:
-            found.setdefault(node.table, None)
-        elif isinstance(node, syntax.Resolve) and node.procedure in ruleset.procedures and node.procedure not in seen_procedures:
+        yield node
+        if isinstance(node, syntax.Resolve) and node.procedure in ruleset.procedures and node.procedure not in seen_procedures:
             seen_procedures.add(node.procedure)
             stack.append(ruleset.procedures[node.procedure].body)
         elif isinstance(node, syntax.ModifierSum) and node.list_name in ruleset.modifiers and node.list_name not in seen_modifiers:
             seen_modifiers.add(node.list_name)
             stack.extend(entry.condition for entry in ruleset.modifiers[node.list_name].entries)
         stack.extend(child for child, _ in reversed(list(children(node))))
-    return tuple(found)
+
+
+def tables_read(ruleset: Ruleset, procedure: str) -> tuple[str, ...]:
+    """Every table ``procedure`` may look up, itself, in the modifier conditions it sums, or through
+    the procedures it resolves; in the order first met."""
+    found = (node.table for node in _reached_nodes(ruleset, procedure) if isinstance(node, syntax.Lookup) and node.table in ruleset.tables)
+    return tuple(dict.fromkeys(found))
 
 
 def _reached(ruleset: Ruleset, procedure: str) -> tuple[frozenset[str], frozenset[str]]:
     """The procedures ``procedure`` may resolve (itself included), directly or through others, and the names they
     and the modifier lists they sum refer to (constants among them)."""
-    procedures, lists, names = {procedure}, set(), set()
-    stack: list[object] = [ruleset.procedures[procedure].body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, syntax.Resolve) and node.procedure in ruleset.procedures and node.procedure not in procedures:
+    procedures, names = {procedure}, set()
+    for node in _reached_nodes(ruleset, procedure):
+        if isinstance(node, syntax.Resolve) and node.procedure in ruleset.procedures:
             procedures.add(node.procedure)
-            stack.append(ruleset.procedures[node.procedure].body)
-        elif isinstance(node, syntax.ModifierSum) and node.list_name in ruleset.modifiers and node.list_name not in lists:
-            lists.add(node.list_name)
-            stack.extend(entry.condition for entry in ruleset.modifiers[node.list_name].entries)
         elif isinstance(node, syntax.Name):
             names.add(node.name)
-        stack.extend(child for child, _ in children(node))
     return frozenset(procedures), frozenset(names)
 
 
