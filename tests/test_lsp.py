@@ -4,8 +4,8 @@ tests/test_editor_support.py asks jsonschema what an editor would show; this ask
 server (npm package ``yaml-language-server``, checked with 1.25.0), which also decides where it
 reads the modeline (the first line only, since 1.24).  Skipped unless the server is there: set
 WARTABLE_YAML_LANGUAGE_SERVER to its executable, or put ``yaml-language-server`` on PATH
-(``npm install yaml-language-server`` gives ``node_modules/.bin/yaml-language-server``).  CI does
-not install it (no network needed for the suite).
+(``npm install yaml-language-server`` gives ``node_modules/.bin/yaml-language-server``).  CI
+installs it from npm where npm is (.ci/run) and sets the variable.
 """
 
 from __future__ import annotations
