@@ -26,6 +26,7 @@ from .ruleset import (
     Choice,
     Constant,
     Example,
+    HelperFunction,
     InputSpec,
     ModifierEntry,
     ModifierList,
@@ -62,7 +63,7 @@ from .values import (
 )
 from .yaml_loader import LoadedYaml
 
-MERGED_SECTIONS = ("constants", "types", "tables", "modifiers", "procedures")
+MERGED_SECTIONS = ("constants", "types", "tables", "modifiers", "functions", "procedures")
 _CELL_SEPARATOR = re.compile(r"\s*[+/]\s*")
 # A printed Avalon Hill odds heading ("2-1", "1-2"): read as a range unless the columns say odds: true.
 _PRINTED_ODDS = re.compile(r"([0-9]+)\s*(?:-|–|—)\s*([0-9]+)\s*([+-]?)")
@@ -227,6 +228,7 @@ class Builder:
             if table is not None:
                 tables[name] = table
         modifiers = {name: self._modifier_list(name, item) for name, item in sections["modifiers"].items()}
+        functions = {name: self._function(name, item) for name, item in sections["functions"].items()}
         procedures = {}
         for name, item in sections["procedures"].items():
             procedure = self._procedure(name, item)
@@ -246,6 +248,7 @@ class Builder:
             tables=frozen_mapping(tables),
             modifiers=frozen_mapping(modifiers),
             procedures=frozen_mapping(procedures),
+            functions=frozen_mapping(functions),
             notes=tuple(notes),
             examples=tuple(examples),
             aids=tuple(aids),
@@ -272,7 +275,7 @@ class Builder:
         texts = [
             (item.doc, item.path + ("entries", entry_name, "when"))
             for item in sections["modifiers"].values() for entry_name in item.data["entries"]
-        ] + [(item.doc, item.path + ("body",)) for item in sections["procedures"].values()]
+        ] + [(item.doc, item.path + ("body",)) for section in ("functions", "procedures") for item in sections[section].values()]
         try:
             for doc, path in texts:
                 text = _get(doc.data, path)
@@ -285,7 +288,7 @@ class Builder:
     def _check_section_names(self, sections: dict[str, dict[str, Located]]) -> None:
         """One name, one meaning: a constant may not share a name with a table, say."""
         seen: dict[str, str] = {}
-        for section in ("constants", "tables", "modifiers", "procedures"):
+        for section in ("constants", "tables", "modifiers", "functions", "procedures"):
             for name, item in sections[section].items():
                 if name in seen:
                     self.error(item.doc, item.path, f"'{name}' names both a {seen[name]} and a {section[:-1]}; use distinct names", at_key=True)
@@ -663,6 +666,17 @@ class Builder:
             )
         return ModifierList(
             name, item.data["kind"], item.data.get("title", name), item.data["rule"], tuple(entries), pos_of(item.doc, item.path, at_key=True)
+        )
+
+    def _function(self, name: str, item: Located) -> HelperFunction:
+        """A ``functions:`` entry: its parameters and its body, parsed as one expression (checked where it is called)."""
+        from .functions import AGGREGATES, FUNCTIONS
+
+        if name in FUNCTIONS or name in AGGREGATES:
+            self.error(item.doc, item.path, f"'{name}' is a built-in function; name the helper differently", at_key=True)
+        return HelperFunction(
+            name, tuple(item.data.get("params") or ()), self._expression(item.doc, item.path + ("body",)),
+            item.data.get("description", ""), item.data.get("rule", ""), pos_of(item.doc, item.path, at_key=True),
         )
 
     def _expression(self, doc: LoadedYaml, path: tuple) -> syntax.Expr:

@@ -170,6 +170,7 @@ def _reached_nodes(ruleset: Ruleset, procedure: str) -> Iterator[object]:
     resolves (each once) and the conditions of the modifier lists they sum (each once)."""
     seen_procedures = {procedure}
     seen_modifiers: set[str] = set()
+    seen_helpers: set[str] = set()
     stack: list[object] = [ruleset.procedures[procedure].body]
     while stack:
         node = stack.pop()
@@ -180,6 +181,9 @@ def _reached_nodes(ruleset: Ruleset, procedure: str) -> Iterator[object]:
         elif isinstance(node, syntax.ModifierSum) and node.list_name in ruleset.modifiers and node.list_name not in seen_modifiers:
             seen_modifiers.add(node.list_name)
             stack.extend(entry.condition for entry in ruleset.modifiers[node.list_name].entries)
+        elif isinstance(node, syntax.Call) and node.function in ruleset.functions and node.function not in seen_helpers:
+            seen_helpers.add(node.function)  # a helper function's body runs where it is called
+            stack.append(ruleset.functions[node.function].body)
         stack.extend(child for child, _ in reversed(list(children(node))))
 
 

@@ -12,6 +12,7 @@ All problems are collected; nothing stops at the first.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -87,6 +88,26 @@ class _Context:
     where: str = ""  # appended to messages, e.g. " (in modifier list drms)"
 
 
+def _substitute(node: Any, bindings: dict[str, syntax.Expr]) -> Any:
+    """``node`` with each name in ``bindings`` replaced by its expression (a helper's parameters by the call's
+    arguments). An aggregate's own variable hides a parameter of the same name inside it. The depth is the
+    helper body's, held to the parse limits (max_procedure_depth)."""
+    if isinstance(node, syntax.Name):
+        return bindings.get(node.name, node)
+    if isinstance(node, syntax.Aggregate) and node.var in bindings:
+        inner = {name: value for name, value in bindings.items() if name != node.var}
+        return dataclasses.replace(
+            node, collection=_substitute(node.collection, bindings), element=_substitute(node.element, inner),
+            condition=_substitute(node.condition, inner),
+        )
+    if isinstance(node, tuple):
+        return tuple(_substitute(item, bindings) for item in node)
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        changed = {f.name: _substitute(getattr(node, f.name), bindings) for f in dataclasses.fields(node) if f.name != "pos"}
+        return dataclasses.replace(node, **changed)
+    return node
+
+
 class Checker:
     def __init__(self, ruleset: Ruleset, diagnostics: DiagnosticList):
         self.ruleset = ruleset
@@ -95,6 +116,7 @@ class Checker:
         self.outcome_types: dict[str, OutcomeType] = {}
         self.cell_types: dict[str, Type] = {}  # typed at their first lookup, where a mix is reported
         self.constant_types = {name: self._constant_type(constant) for name, constant in ruleset.constants.items()}
+        self.expanding: list[str] = []  # the helper functions being expanded, innermost last (a cycle is refused)
 
     # ---- entry point -----------------------------------------------------------
 
@@ -580,6 +602,9 @@ class Checker:
 
     def _expr_Call(self, expr: syntax.Call, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         name = expr.function
+        helper = self.ruleset.functions.get(name)
+        if helper is not None:
+            return self._helper_call(expr, helper, scope, context)
         function = FUNCTIONS.get(name)
         if function is None:
             close = difflib.get_close_matches(name, sorted(FUNCTIONS), n=1)
@@ -608,6 +633,32 @@ class Checker:
         if is_order_free(result) and name in ("append", "replace_at", "remove_at"):
             return ir.Canonical(expr.pos, made), result  # a changed order-free list, put back in order
         return made, result
+
+    def _helper_call(self, expr: syntax.Call, helper: Any, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
+        """A call of a ruleset's helper function, checked as its body with each parameter standing for its argument.
+
+        The arguments are expressions of the caller's, put in place of the parameters before checking, so the
+        helper costs nothing at run time and both back ends run what they always ran. Nothing in the expansion
+        may roll a die or resolve a procedure: an argument would be rolled once per use of its parameter.
+        """
+        name = helper.name
+        if name in self.expanding:
+            chain = " -> ".join([*self.expanding[self.expanding.index(name):], name])
+            self.error(expr.pos, f"helper function '{name}' calls itself ({chain}): a helper is expanded where it is called")
+            return _invalid(expr), ANY
+        if any(arg.name is not None for arg in expr.args) or len(expr.args) != len(helper.params):
+            params = ", ".join(helper.params)
+            self.error(expr.pos, f"{name}({params}) takes {len(helper.params)} argument{'s' if len(helper.params) != 1 else ''}, "
+                                 f"by position{context.where}")
+            return _invalid(expr), ANY
+        bindings = {param: arg.value for param, arg in zip(helper.params, expr.args)}
+        inner = _Context(None, f"a helper function's call cannot roll dice or resolve a procedure (in {name}(...)): roll into a `let` first",
+                         context.where or f" (in helper function {name}, called at line {expr.pos.line})")
+        self.expanding.append(name)
+        try:
+            return self._expr(_substitute(helper.body, bindings), scope, inner)
+        finally:
+            self.expanding.pop()
 
     def expect_list_of(self, expr, actual: Type, element: Type, function: str, value: ir.Expr) -> ir.Expr:
         if isinstance(actual, ListType):

@@ -27,7 +27,7 @@ from typing import Any
 from .errors import DiagnosticList, Source
 from .yaml_loader import LoadedYaml, Mark
 
-SECTIONS = ("constants", "types", "tables", "modifiers", "procedures")
+SECTIONS = ("constants", "types", "tables", "modifiers", "functions", "procedures")
 
 
 def _with_source(marks, source: Source) -> dict:

@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import multiprocessing
 import os
+import pickle
 import queue
 import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from typing import Any, Protocol
 
 from .errors import Source, WartableError
@@ -207,7 +210,7 @@ def _in_workers(
             if kind == "progress":
                 reporter.update(index, payload)
             elif kind == "done":
-                found[index] = payload
+                found[index] = pickle.loads(payload)  # our own workers' bytes (_packed), never outside data
                 reporter.finished(index, plays_of[index])
             else:
                 failed = index
@@ -316,10 +319,28 @@ def _worker(job: ChunkJob, deadline: float | None, tasks: Any, results: Any, rep
 
         try:
             counts = _at_depth(levels, functools.partial(job.chunk, state, index, plays, progress if reporting else None))
+            packed = _packed(counts)  # here, not in the queue's feeder thread, where a failure is lost and the parent waits
         except BaseException:  # noqa: BLE001 - any failure, even an internal bug: played again in the parent, which raises it with its traceback or position
             results.put(("failed", index, None))
             return
-        results.put(("done", index, counts))
+        results.put(("done", index, packed))
+
+
+class _ResultPickler(pickle.Pickler):
+    """Fractions as (numerator, denominator): Python 3.10's Fraction pickles through str(), which refuses a
+    number past 4,300 digits (a sweep row's exact odds of 1,450 rolls), and the row never came back."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is Fraction:
+            return Fraction, (obj.numerator, obj.denominator)
+        return NotImplemented
+
+
+def _packed(value: Any) -> bytes:
+    """A worker's result as bytes, pickled with :class:`_ResultPickler` (unpickled by plain ``pickle.loads``)."""
+    buffer = io.BytesIO()
+    _ResultPickler(buffer, pickle.HIGHEST_PROTOCOL).dump(value)
+    return buffer.getvalue()
 
 
 def merge(found: list[Counts]) -> Counts:

@@ -177,6 +177,22 @@ _SyntaxTree.install(Procedure, "body")
 
 
 @dataclass(frozen=True)
+class HelperFunction:
+    """A pure helper function (``functions:``): parameters and one expression, expanded where it is called.
+
+    A call ``afloat(ship)`` is checked as the body with each parameter standing for its argument, so
+    both back ends run ordinary expressions: a helper adds no construct to the engine or the evaluator.
+    """
+
+    name: str
+    params: tuple[str, ...]
+    body: syntax.Expr
+    description: str
+    rule: str
+    pos: syntax.Pos
+
+
+@dataclass(frozen=True)
 class Note:
     """A ``notes:`` entry: its topic and text, the seed's words it reads, and the variant with the other reading."""
 
@@ -243,6 +259,7 @@ class Ruleset:
     modifiers: Mapping[str, ModifierList] = field(default_factory=frozen_mapping)
     procedures: Mapping[str, Procedure] = field(default_factory=frozen_mapping)
     notes: tuple[Note, ...] = ()
+    functions: Mapping[str, HelperFunction] = field(default_factory=frozen_mapping)
     examples: tuple[Example, ...] = ()
     aids: tuple[Aid, ...] = ()
     # Where each named type is declared (types hold no position of their own), for the lint pass's warnings.

@@ -16,7 +16,7 @@ from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits
 from .resources import data_dir
 from .yaml_loader import LoadedYaml
 
-SECTIONS = ("description", "notes", "constants", "types", "tables", "modifiers", "procedures", "examples")
+SECTIONS = ("description", "notes", "constants", "types", "tables", "modifiers", "functions", "procedures", "examples")
 
 
 @functools.cache
@@ -173,7 +173,7 @@ def validate(loaded: LoadedYaml, *, fragment: bool = False, limits: LoadLimits =
 # to rewrite both; a test checks they agree.
 
 FRAGMENT_ID = "https://wartable.dev/schemas/fragment.schema.json"
-VARIANT_SECTIONS = ("constants", "types", "tables", "modifiers", "procedures")
+VARIANT_SECTIONS = ("constants", "types", "tables", "modifiers", "functions", "procedures")
 # What remove: may name inside an element, as merge.py walks it.
 REMOVABLE_PARTS = {"tables": ("cells",), "modifiers": ("entries",), "procedures": ("inputs", "choices"), "types": ("fields",)}
 
