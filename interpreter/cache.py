@@ -356,11 +356,11 @@ class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any):
         from .compiled_ruleset import CompiledRuleset
         from .functions import AggregateFunction, Function
-        from .ruleset import ModifierEntry, Procedure
+        from .ruleset import HelperFunction, ModifierEntry, Procedure
 
         kind = type(obj)
-        if kind is Procedure or kind is ModifierEntry:
-            tree = "body" if kind is Procedure else "condition"
+        if kind is Procedure or kind is ModifierEntry or kind is HelperFunction:
+            tree = "condition" if kind is ModifierEntry else "body"
             state = dict(obj.__dict__)
             state[tree] = _deferred_tree(state[tree])
             return _rebuilt, (kind, state)

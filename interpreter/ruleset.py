@@ -186,10 +186,13 @@ class HelperFunction:
 
     name: str
     params: tuple[str, ...]
-    body: syntax.Expr
+    body: syntax.Expr  # a _SyntaxTree (installed below the class): kept pickled in the cache until read
     description: str
     rule: str
     pos: syntax.Pos
+
+
+_SyntaxTree.install(HelperFunction, "body")
 
 
 @dataclass(frozen=True)
