@@ -217,7 +217,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "aid": ("a printable HTML player aid: tables, modifiers, procedures and odds heat maps", _aid_options),
     "schema": ("the JSON Schema of a ruleset file (for editors and the YAML language server)", _schema_options),
     "diff": ("what a variant changes: its data, and with a procedure the exact odds under both", _diff_options),
-    "completion": ("a shell completion script: eval \"$(wartable completion bash)\" (or zsh; fish: | source)", _completion_options),
+    "completion": ("a Tab-completion script for bash, zsh or fish", _completion_options),
 }
 
 
