@@ -19,7 +19,7 @@ from . import syntax
 from .errors import DiagnosticList, RulesetError
 from .inputs import CoercionError, coerce
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
-from .parser import TextOrigin, TokenBudget, parse_expression, parse_procedure
+from .parser import TokenBudget, parse_expression, parse_procedure
 from .ruleset import (
     MISSING,
     Aid,
@@ -49,6 +49,7 @@ from .tables import (
     parse_rolls,
     uncovered_totals,
 )
+from .text_origins import origin_for, value_at
 from .values import (
     ANY,
     BOOL,
@@ -80,80 +81,13 @@ class Located:
     data: Any
 
 
-def origin_for(doc: LoadedYaml, path: tuple) -> TextOrigin:
-    """Where the text of the scalar at ``path`` starts, for DSL positions."""
-    mark = doc.mark(path)
-    source = doc.source_of(mark)
-    style = doc.styles.get(path, "plain")
-    if style in ("|", ">"):
-        lines = source.lines
-        first_line = mark.line + 1
-        header = lines[mark.line - 1][mark.column - 1:] if mark.line - 1 < len(lines) else ""
-        indicator = re.match(r"[|>][+-]?([1-9])?", header)
-        if indicator and indicator.group(1):
-            # an explicit indentation indicator counts from the key's own indentation
-            key_line = lines[mark.line - 1]
-            indent = len(key_line) - len(key_line.lstrip(" ")) + int(indicator.group(1))
-        else:
-            indent = 0
-            for number in range(first_line - 1, len(lines)):
-                if lines[number].strip():
-                    indent = len(lines[number]) - len(lines[number].lstrip(" "))
-                    break
-        if style == ">":
-            # folding joins lines: map every character of the value back to the file
-            text = _get(doc.data, path)
-            char_map = _scalar_char_map(source.lines, first_line, indent + 1, "plain", text) if isinstance(text, str) else None
-            return TextOrigin(source, first_line, indent + 1, indent + 1, char_map, text if char_map is not None else "")
-        return TextOrigin(source, first_line, indent + 1, indent + 1)
-    column = mark.column + (1 if style in ("'", '"') else 0)
-    text = _get(doc.data, path)
-    char_map = _scalar_char_map(source.lines, mark.line, mark.column, style, text) if isinstance(text, str) else None
-    return TextOrigin(source, mark.line, column, 1, char_map, text if char_map is not None else "")
-
-
-def _scalar_char_map(lines: tuple[str, ...], line: int, column: int, style: str, value: str) -> tuple[tuple[int, int], ...] | None:
-    """The file position of each character of a flow scalar's value.
-
-    Walks the source from the scalar's mark alongside the value: escapes
-    (``\\"``, ``''``) take more source characters than value characters, and a
-    line break folded into a space skips the next line's indentation.  Returns
-    None when the two cannot be aligned (the caller then falls back to offsets).
-    """
-    row, col = line - 1, column - 1
-    if style in ("'", '"'):
-        col += 1  # past the opening quote
-    positions: list[tuple[int, int]] = []
-    for char in value:
-        if row >= len(lines):
-            return None
-        current = lines[row]
-        if col >= len(current.rstrip()) and char in " \n\u2028\u2029":  # YAML keeps LS and PS as they are
-            # a folded line break: continue at the next line's first non-space
-            row += 1
-            while row < len(lines) and not lines[row].strip():
-                row += 1
-            if row >= len(lines):
-                return None
-            col = len(lines[row]) - len(lines[row].lstrip())
-            positions.append((row + 1, col + 1))
-            continue
-        if col >= len(current):
-            return None
-        source_char = current[col]
-        if style == '"' and source_char == "\\":
-            positions.append((row + 1, col + 1))
-            col += 2
-            continue
-        if style == "'" and source_char == "'" and current[col + 1:col + 2] == "'":
-            positions.append((row + 1, col + 1))
-            col += 2
-            continue
-        if source_char != char:
-            return None
-        positions.append((row + 1, col + 1))
-        col += 1
-    return tuple(positions)
+def _note(doc: LoadedYaml, index: int, note: dict, note_names: list[tuple[LoadedYaml, tuple, str]]) -> Note:
+    """A ``notes:`` entry; the procedures and constants it names are added to ``note_names``, to be checked."""
+    named = tuple(note.get("procedures") or ())
+    selecting = tuple(note.get("constants") or ())
+    for key, names in (("procedures", named), ("constants", selecting)):
+        note_names.extend((doc, ("notes", index, key, position), name) for position, name in enumerate(names))
+    return Note(note["topic"], note["text"], note.get("seed", ""), note.get("variant", ""), named, selecting)
 
 
 def pos_of(doc: LoadedYaml, path: tuple, *, at_key: bool = False) -> syntax.Pos:
@@ -197,23 +131,9 @@ class Builder:
         aids: list[Aid] = []
         for doc in self.documents:
             data = doc.data if isinstance(doc.data, dict) else {}
-            for section in MERGED_SECTIONS:
-                for name, value in (data.get(section) or {}).items():
-                    if name in sections[section]:
-                        first = sections[section][name]
-                        self.error(
-                            doc, (section, name),
-                            f"{section[:-1]} '{name}' is defined twice (first at {pos_of(first.doc, first.path, at_key=True)})",
-                            at_key=True,
-                        )
-                        continue
-                    sections[section][name] = Located(doc, (section, name), value)
+            self._collect_sections(doc, data, sections)
             for index, note in enumerate(data.get("notes") or ()):
-                named = tuple(note.get("procedures") or ())
-                selecting = tuple(note.get("constants") or ())
-                notes.append(Note(note["topic"], note["text"], note.get("seed", ""), note.get("variant", ""), named, selecting))
-                for key, names in (("procedures", named), ("constants", selecting)):
-                    note_names.extend((doc, ("notes", index, key, position), name) for position, name in enumerate(names))
+                notes.append(_note(doc, index, note, note_names))
             for index, example in enumerate(data.get("examples") or ()):
                 examples.append(self._example(doc, ("examples", index), example, example_names))
             aids.extend(_aid(doc, ("aids", index), aid) for index, aid in enumerate(data.get("aids") or ()))
@@ -255,6 +175,20 @@ class Builder:
             unparsed=frozenset(self.unparsed),
         )
 
+    def _collect_sections(self, doc: LoadedYaml, data: dict, sections: dict[str, dict[str, Located]]) -> None:
+        """The named elements of one file added to ``sections``; a name defined twice is an error at the second."""
+        for section in MERGED_SECTIONS:
+            for name, value in (data.get(section) or {}).items():
+                if name in sections[section]:
+                    first = sections[section][name]
+                    self.error(
+                        doc, (section, name),
+                        f"{section[:-1]} '{name}' is defined twice (first at {pos_of(first.doc, first.path, at_key=True)})",
+                        at_key=True,
+                    )
+                    continue
+                sections[section][name] = Located(doc, (section, name), value)
+
     def _check_note_names(self, named: list[tuple[LoadedYaml, tuple, str]], sections: dict[str, dict[str, Located]]) -> None:
         """A note's ``procedures:`` and ``constants:`` name what the ruleset has (a misspelt one would silently flag nothing)."""
         import difflib
@@ -278,7 +212,7 @@ class Builder:
         ] + [(item.doc, item.path + ("body",)) for section in ("functions", "procedures") for item in sections[section].values()]
         try:
             for doc, path in texts:
-                text = _get(doc.data, path)
+                text = value_at(doc.data, path)
                 if isinstance(text, str):
                     budget.spend(text, partial(origin_for, doc, path))
         except RulesetError as error:
@@ -448,30 +382,29 @@ class Builder:
                 return Heading(label, members=members, otherwise=bool(entry.get("otherwise")))
             entry = label
         label = str(entry)
-        printed_odds = parse_ratio_label(label, self.limits, printed_dash=True) if odds else None
-        if printed_odds is not None:
-            return Heading(label, ratio=printed_odds[0], ratio_open=printed_odds[1])
-        bounds = parse_numeric_label(label, self.limits)
-        if bounds is not None:
-            return Heading(label, bounds[0], bounds[1], numeric=True)
-        found = parse_ratio_label(label, self.limits)
-        if found is not None:
-            return Heading(label, ratio=found[0], ratio_open=found[1])
-        return Heading(label, members=frozenset({label.casefold()}))
+        return self._ordered_heading(label, label, odds) or Heading(label, members=frozenset({label.casefold()}))
 
     def _ranged_heading(self, label: str, range_text: str, doc: LoadedYaml, range_path: tuple, odds: bool) -> Heading:
         """A printed label over a range: numbers (``{label: "81-100+", range: "81+"}``) or odds (``{label: "1-1", range: "1:1"}``)."""
-        found = parse_ratio_label(range_text, self.limits, printed_dash=True) if odds else None
-        if found is not None:
-            return Heading(label, ratio=found[0], ratio_open=found[1])
-        bounds = parse_numeric_label(range_text, self.limits)
+        found = self._ordered_heading(label, range_text, odds)
+        if found is None:
+            self.error(doc, range_path, f"range {range_text!r} is not a number, a range or odds such as \"81+\", \"3-4\" or \"3:1\"")
+            return Heading(label, members=frozenset({label.casefold()}))
+        return found
+
+    def _ordered_heading(self, label: str, text: str, odds: bool) -> Heading | None:
+        """The heading ``label`` for ``text`` read as odds ("3-1" too where the columns are odds), a number or a
+        range; None when it is none of them (a category)."""
+        printed_odds = parse_ratio_label(text, self.limits, printed_dash=True) if odds else None
+        if printed_odds is not None:
+            return Heading(label, ratio=printed_odds[0], ratio_open=printed_odds[1])
+        bounds = parse_numeric_label(text, self.limits)
         if bounds is not None:
             return Heading(label, bounds[0], bounds[1], numeric=True)
-        found = parse_ratio_label(range_text, self.limits)
+        found = parse_ratio_label(text, self.limits)
         if found is not None:
             return Heading(label, ratio=found[0], ratio_open=found[1])
-        self.error(doc, range_path, f"range {range_text!r} is not a number, a range or odds such as \"81+\", \"3-4\" or \"3:1\"")
-        return Heading(label, members=frozenset({label.casefold()}))
+        return None
 
     def _axis(self, spec: dict, labels: list[tuple[Any, tuple, tuple]], edge: str, doc: LoadedYaml) -> Axis:
         """An axis from (heading, its path, where a mapping heading is written) triples."""
@@ -534,7 +467,7 @@ class Builder:
         cell_reader = _CellReader(self, name, doc, results, result_fields)
         if columns is not None and columns.below == BELOW_RESULT:
             below_path = path + ("columns", "below")
-            columns = replace(columns, below_value=cell_reader.read(_get(doc.data, below_path), below_path))
+            columns = replace(columns, below_value=cell_reader.read(value_at(doc.data, below_path), below_path))
         rows_read = [self._table_row(label, row, cell_reader, columns, width, path + ("cells", label)) for label, row in cells.items()]
         return Table(
             name=name,
@@ -680,7 +613,7 @@ class Builder:
         )
 
     def _expression(self, doc: LoadedYaml, path: tuple) -> syntax.Expr:
-        text = _get(doc.data, path)
+        text = value_at(doc.data, path)
         origin = origin_for(doc, path)
         try:
             return parse_expression(text, origin, self.limits)
@@ -903,7 +836,3 @@ def _record_for_cell(table: str, text: str, values: dict[str, Any]) -> Record:
     return Record(f"cell of {table}", (("code", text),) + tuple(values.items()))
 
 
-def _get(data: Any, path: tuple) -> Any:
-    for part in path:
-        data = data[part]
-    return data

@@ -356,37 +356,36 @@ def _output_stream(stream: TextIO, argv: list[str], *, plain: bool) -> TextIO:
 
     from .colour import wanted
 
-    choice = _option_value(argv, "--color") or "auto"
+    colours = _option_values(argv, "--color")
+    choice = colours[-1] if colours else "auto"
     return printable_stream(stream, colour=not plain and wanted(choice, stream, os.environ))
 
 
-def _option_value(argv: list[str], option: str) -> str | None:
-    """The value given to ``option`` (``--option VALUE`` or ``--option=VALUE``; the last one wins), read before parsing."""
-    found = None
+def _option_values(argv: list[str], option: str) -> list[str]:
+    """Every value given to ``option`` (``--option VALUE`` or ``--option=VALUE``), in order, read before parsing."""
+    found = []
     for arg, following in itertools.pairwise([*argv, ""]):
         if arg == option:
-            found = following
+            found.append(following)
         elif arg.startswith(option + "="):
-            found = arg[len(option) + 1:]
+            found.append(arg[len(option) + 1:])
     return found
 
 
 def _format_named(argv: list[str]) -> str | None:
-    return _option_value(argv, "--format")
+    """The output format the command will run with (argparse keeps the last ``--format``)."""
+    formats = _option_values(argv, "--format")
+    return formats[-1] if formats else None
 
 
 def _wants_github(argv: list[str]) -> bool:
     """Did the user ask for GitHub annotations (so that errors come as annotations too)?"""
-    if "--format=github" in argv:
-        return True
-    return any(arg == "--format" and argv[index + 1] == "github" for index, arg in enumerate(argv[:-1]))
+    return "github" in _option_values(argv, "--format")
 
 
 def _wants_json(argv: list[str]) -> bool:
     """Did the user ask for JSON (so that errors come as JSON too)?"""
-    if "--json" in argv or "--format=json" in argv:
-        return True
-    return any(arg == "--format" and following == "json" for arg, following in itertools.pairwise(argv))
+    return "--json" in argv or "json" in _option_values(argv, "--format")
 
 
 def _fail(error: BaseException, code: int, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:

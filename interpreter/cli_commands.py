@@ -20,7 +20,13 @@ if TYPE_CHECKING:  # pragma: no cover - the commands import these when they run
     from .compiled_ruleset import CompiledRuleset
 
 from .cli_inputs import gather_choices, gather_inputs
-from .cli_output import output_format, print_json, raw_stream, work_progress
+from .cli_output import (
+    output_format,
+    print_json,
+    progress_line,
+    share_progress,
+    work_progress,
+)
 from .command_line import (
     CommandLine,
     base_paths,
@@ -277,17 +283,9 @@ def _monte_carlo(
     if dice is not None:
         raise command_line.error(command_line.find(args.dice, "--dice"), "--n draws its own dice: give --seed, not --dice")
     jobs = parse_jobs(args.jobs, command_line)
-    show_progress = trials >= 10_000 and stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        print(f"\r{done * 100 // total:3d}% of {total} trials", end="", file=raw_stream(stderr), flush=True)
-
-    try:
+    with progress_line(stderr, wanted=trials >= 10_000) as show:
         sample = monte_carlo(call.ruleset, args.procedure, call.inputs, trials=trials, seed=seed, choices=call.choices,
-                             progress=progress if show_progress else None, limits=limits, jobs=jobs)
-    finally:  # a breach (the timeout) is printed on a clean line
-        if show_progress:
-            print("\r" + " " * 40 + "\r", end="", file=raw_stream(stderr))
+                             progress=share_progress(show, "", "trials"), limits=limits, jobs=jobs)
     _print_sample(call, sample, stdout, as_json=args.json, full=args.full)
     return 0
 
@@ -392,17 +390,9 @@ def _auto_odds(call: _Call, args: argparse.Namespace, command_line: CommandLine,
     se = parse_se(args.se, command_line)
     jobs = parse_jobs(args.jobs, command_line)
     seed = parse_seed(args.seed, command_line) if args.seed is not None else None
-    show_progress = stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        print(f"\rsampling: {done * 100 // total:3d}% of {total} plays", end="", file=raw_stream(stderr), flush=True)
-
-    try:
+    with progress_line(stderr) as show:
         found = auto_odds(call.ruleset, args.procedure, call.inputs, se=se, seed=seed, choices=call.choices, limits=limits_of(args, command_line),
-                          jobs=jobs, progress=progress if show_progress else None)
-    finally:
-        if show_progress:
-            print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
+                          jobs=jobs, progress=share_progress(show, "sampling: ", "plays"))
     if args.json:
         if found.sample is None:
             assert found.distribution is not None  # an exact result holds its distribution

@@ -113,30 +113,51 @@ def print_json(document: Any, stdout: TextIO) -> None:
 
 
 @contextlib.contextmanager
-def work_progress(stderr: TextIO) -> Iterator[Callable[[int], None] | None]:
-    """A progress line for exact odds (whose total work is unknown): time and work so far, twice a second.
-
-    Only on a terminal (None elsewhere). The line is wiped when the block ends, however it
-    ends, so a breach's message or "wartable: interrupted" starts on a clean line.
-    """
-    if not stderr.isatty():
+def progress_line(stderr: TextIO, wanted: bool = True) -> Iterator[Callable[[str], None] | None]:
+    """A line of progress on a terminal, redrawn in place: ``show(text)`` inside the block (None elsewhere, or
+    when not ``wanted``). The line is wiped when the block ends, however it ends, so a breach's message or
+    "wartable: interrupted" starts on a clean line. The carriage returns go to the raw stream: they are ours."""
+    if not wanted or not stderr.isatty():
         yield None
         return
-    import time
+    widest = [0]
 
-    start = time.monotonic()
-    shown = [start]
-    drawn = [False]
-
-    def progress(work: int) -> None:
-        now = time.monotonic()
-        if now - shown[0] >= 0.5:
-            shown[0] = now
-            drawn[0] = True
-            print(f"\rexact odds: {now - start:5.1f} s, {work:,} units of work (Ctrl-C stops)", end="", file=raw_stream(stderr), flush=True)
+    def show(text: str) -> None:
+        widest[0] = max(widest[0], len(text))
+        print(f"\r{text}", end="", file=raw_stream(stderr), flush=True)
 
     try:
-        yield progress
+        yield show
     finally:
-        if drawn[0]:
-            print("\r" + " " * 60 + "\r", end="", file=raw_stream(stderr), flush=True)
+        if widest[0]:
+            print("\r" + " " * widest[0] + "\r", end="", file=raw_stream(stderr), flush=True)
+
+
+@contextlib.contextmanager
+def work_progress(stderr: TextIO) -> Iterator[Callable[[int], None] | None]:
+    """A progress line for exact odds (whose total work is unknown): time and work so far, twice a second
+    (see :func:`progress_line`)."""
+    with progress_line(stderr) as show:
+        if show is None:
+            yield None
+            return
+        import time
+
+        start = time.monotonic()
+        shown = [start]
+
+        def progress(work: int) -> None:
+            now = time.monotonic()
+            if now - shown[0] >= 0.5:
+                shown[0] = now
+                show(f"exact odds: {now - start:5.1f} s, {work:,} units of work (Ctrl-C stops)")
+
+        yield progress
+
+
+def share_progress(show: Callable[[str], None] | None, prefix: str, noun: str) -> Callable[[int, int], None] | None:
+    """A ``progress(done, total)`` for a known number of plays (``{prefix} 42% of 10000 {noun}``), drawn
+    through :func:`progress_line`'s ``show``; None where nothing is shown."""
+    if show is None:
+        return None
+    return lambda done, total: show(f"{prefix}{done * 100 // total:3d}% of {total} {noun}")

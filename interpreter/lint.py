@@ -229,12 +229,9 @@ class _Bindings:
 
     def kind(self, expr: syntax.Expr) -> str:
         """ODDS, NUMBER or OTHER: what ``expr`` gives, from its syntax and the names it reads (shallow: no recursion)."""
-        if isinstance(expr, (syntax.IntLit, syntax.Dice, syntax.ModifierSum)):
-            return NUMBER
-        if isinstance(expr, syntax.Name):
-            return self._name_kind(expr.name)
-        if isinstance(expr, syntax.Call):
-            return ODDS if expr.function == "ratio" else NUMBER if expr.function in _NUMBER_FUNCTIONS else OTHER
+        leaf = self._leaf(expr)
+        if leaf is not None:
+            return leaf
         if isinstance(expr, syntax.Aggregate):
             return NUMBER if expr.function in _NUMBER_AGGREGATES else OTHER
         if isinstance(expr, syntax.Binary) and expr.op in _ARITHMETIC:
@@ -249,13 +246,18 @@ class _Bindings:
 
     def _shallow(self, expr: syntax.Expr) -> str:
         """The kind of an operand, read one level deep (a name, a literal, a call): enough for `a // d`."""
+        leaf = self._leaf(expr)
+        return OTHER if leaf is None else leaf
+
+    def _leaf(self, expr: syntax.Expr) -> str | None:
+        """The kind of a literal, a name or a call; None for any other expression."""
         if isinstance(expr, (syntax.IntLit, syntax.Dice, syntax.ModifierSum)):
             return NUMBER
         if isinstance(expr, syntax.Name):
             return self._name_kind(expr.name)
         if isinstance(expr, syntax.Call):
             return ODDS if expr.function == "ratio" else NUMBER if expr.function in _NUMBER_FUNCTIONS else OTHER
-        return OTHER
+        return None
 
     def constant(self, expr: syntax.Expr) -> Any:
         """The value of a literal number or text, or of a constant no local or input hides; else None."""
