@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, overload
 
 from . import ir, syntax
-from .callgraph import MAX_NESTING, build_call_graph
+from .callgraph import MAX_NESTING, build_call_graph, children
 from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
 from .inputs import coercion_keeps
@@ -88,6 +88,24 @@ class _Context:
     where: str = ""  # appended to messages, e.g. " (in modifier list drms)"
 
 
+# Bounds on expanding helper functions (see Checker._helper_call): far above a real ruleset's (eia: one
+# helper, 24 calls, none nested), far below what exhausts Python's stack or the machine's patience.
+MAX_HELPER_DEPTH = 32
+MAX_HELPER_CALLS = 10_000
+
+
+def _helper_calls(body: syntax.Expr, helpers: Any) -> list[tuple[str, syntax.Pos]]:
+    """The helper functions a helper's body calls, with where, in the order written."""
+    found: list[tuple[str, syntax.Pos]] = []
+    stack: list[object] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, syntax.Call) and node.function in helpers:
+            found.append((node.function, node.pos))
+        stack.extend(child for child, _ in reversed(list(children(node))))
+    return found
+
+
 def _substitute(node: Any, bindings: dict[str, syntax.Expr]) -> Any:
     """``node`` with each name in ``bindings`` replaced by its expression (a helper's parameters by the call's
     arguments). An aggregate's own variable hides a parameter of the same name inside it. The depth is the
@@ -117,11 +135,14 @@ class Checker:
         self.cell_types: dict[str, Type] = {}  # typed at their first lookup, where a mix is reported
         self.constant_types = {name: self._constant_type(constant) for name, constant in ruleset.constants.items()}
         self.expanding: list[str] = []  # the helper functions being expanded, innermost last (a cycle is refused)
+        self.helper_calls_left = MAX_HELPER_CALLS  # for the whole ruleset: see _helper_call
+        self.cyclic_helpers: frozenset[str] = frozenset()  # found by check(), before any procedure
 
     # ---- entry point -----------------------------------------------------------
 
     def check(self) -> dict[str, ir.CheckedProcedure]:
         graph = build_call_graph(self.ruleset, self.diagnostics)
+        self.cyclic_helpers = self._report_helper_cycles()
         compiled = {}
         for name in graph.order:
             procedure = self.ruleset.procedures[name]
@@ -634,6 +655,35 @@ class Checker:
             return ir.Canonical(expr.pos, made), result  # a changed order-free list, put back in order
         return made, result
 
+    def _report_helper_cycles(self) -> frozenset[str]:
+        """The helper functions that call themselves, through others or directly, each cycle reported once at the
+        call that closes it. Found on the definitions, not while expanding: ``d(d(1))`` nests a helper in its own
+        argument and is no cycle. An explicit stack: a chain of helpers may be long."""
+        helpers = self.ruleset.functions
+        calls = {name: _helper_calls(helper.body, helpers) for name, helper in helpers.items()}
+        cyclic: set[str] = set()
+        done: set[str] = set()
+        for start in helpers:
+            if start in done:
+                continue
+            path, stack = [start], [iter(calls[start])]
+            while stack:
+                step = next(stack[-1], None)
+                if step is None:
+                    done.add(path.pop())
+                    stack.pop()
+                    continue
+                callee, pos = step
+                if callee in path:
+                    loop = path[path.index(callee):]
+                    cyclic.update(loop)
+                    chain = " -> ".join([*loop, callee])
+                    self.error(pos, f"helper function '{callee}' calls itself ({chain}): a helper is expanded where it is called")
+                elif callee not in done:
+                    path.append(callee)
+                    stack.append(iter(calls[callee]))
+        return frozenset(cyclic)
+
     def _helper_call(self, expr: syntax.Call, helper: Any, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         """A call of a ruleset's helper function, checked as its body with each parameter standing for its argument.
 
@@ -642,9 +692,16 @@ class Checker:
         may roll a die or resolve a procedure: an argument would be rolled once per use of its parameter.
         """
         name = helper.name
-        if name in self.expanding:
-            chain = " -> ".join([*self.expanding[self.expanding.index(name):], name])
-            self.error(expr.pos, f"helper function '{name}' calls itself ({chain}): a helper is expanded where it is called")
+        # A stranger's helpers may nest deep (h999 calls h998 ...) or double at each level (h(x) = g(x) + g(x)):
+        # each expansion is checked anew, so both are bounded, and refused once with the limit named.
+        if len(self.expanding) >= MAX_HELPER_DEPTH or self.helper_calls_left <= 0:
+            if self.helper_calls_left > -1:
+                self.helper_calls_left = -1  # said once
+                self.error(expr.pos, f"helper functions expand too far here: at most {MAX_HELPER_DEPTH} nested inside each other "
+                                     f"and {MAX_HELPER_CALLS:,} calls expanded in a ruleset")
+            return _invalid(expr), ANY
+        self.helper_calls_left -= 1
+        if name in self.cyclic_helpers:  # reported at its definition (_report_helper_cycles)
             return _invalid(expr), ANY
         if any(arg.name is not None for arg in expr.args) or len(expr.args) != len(helper.params):
             params = ", ".join(helper.params)

@@ -40,6 +40,11 @@ _TOKEN_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[A-Za-z0-9_]+|//|==|!=|<=
 _BRACKET_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[(\[]|[)\]]')
 
 
+# What a `{value}` inside a note string costs of the token budget: its own parse (see _note_parts) costs
+# about as much as 40 tokens of procedure text, so a note of 60,000 values is refused before any is parsed.
+NOTE_VALUE_TOKENS = 40
+
+
 class TokenBudget:
     """The procedure tokens one ruleset may hold (:attr:`LoadLimits.max_procedure_tokens`).
 
@@ -56,9 +61,11 @@ class TokenBudget:
         """Take ``text``'s tokens; RulesetError at the first token past the budget (``origin_of()`` places it)."""
         text = text.translate(_AS_NEWLINE)
         for match in _TOKEN_SCAN.finditer(text):
-            if match.group()[0] == "#":
+            token = match.group()
+            if token[0] == "#":
                 continue
-            self.left -= 1
+            # a note's `{value}` is parsed on its own, at about a millisecond a parse (a token costs ~25 us)
+            self.left -= 1 + (NOTE_VALUE_TOKENS * token.count("{") if token[0] == '"' else 0)
             if self.left < 0:
                 pos = origin_of().pos(*_line_column(text, match.start()))
                 raise RulesetError(pos.diagnostic(

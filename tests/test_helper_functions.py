@@ -104,3 +104,18 @@ def test_eia_names_its_afloat_ship_once():
     assert "afloat" in eia.model.functions
     text = Path(eia.path).read_text(encoding="utf-8")
     assert text.count('s.status == "fit" or s.status == "damaged"') == 1 and text.count("afloat(s)") == 24
+
+
+def test_a_helper_nested_in_its_own_argument_is_no_cycle(make_ruleset):
+    # twice(twice(3)) = (3 + 3) + (3 + 3) = 12: the inner call is an argument, not the helper calling itself
+    ruleset = make_ruleset({"p": procedure("outcome o(v = twice(twice(3)))")}, extra="functions:\n  twice:\n    params: [x]\n    body: 'x + x'\n")
+    assert odds(ruleset, "p").probability("o", v=12) == 1
+
+
+def test_a_long_chain_of_helpers_stops_at_the_nesting_bound(write_yaml):
+    # h40 calls h39 ... calls h0: 41 levels, past the bound of 32 (a stranger's chain of thousands would
+    # otherwise exhaust Python's stack); refused once, at the call that goes past it
+    functions = "  h0:\n    params: [x]\n    body: 'x + 1'\n" + "".join(
+        f"  h{i}:\n    params: [x]\n    body: 'h{i - 1}(x)'\n" for i in range(1, 41))
+    found = mistakes(write_yaml, functions, "outcome o(v = h40(1))")
+    assert len(found) == 1 and found[0][2].startswith("helper functions expand too far here: at most 32 nested")
