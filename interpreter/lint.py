@@ -78,6 +78,11 @@ class _Linter:
             for entry in modifier_list.entries:
                 for expr in _walk(entry.condition):
                     self._expression(expr, _Bindings(None, self.model))
+        for helper in self.model.functions.values():
+            # A helper's body is checked where it is called; here it only marks what it names as used
+            # (a constant read by a helper alone is used), so its parameters are no bindings of a procedure.
+            for expr in _walk(helper.body):
+                self._expression(expr, _Bindings(None, self.model))
         for procedure in self.model.procedures.values():
             self._procedure(procedure)
         for table in self.model.tables.values():
@@ -105,6 +110,8 @@ class _Linter:
     def _expression(self, expr: syntax.Expr, bindings: _Bindings) -> None:
         if isinstance(expr, syntax.Name):
             self.used.add(expr.name)
+        elif isinstance(expr, syntax.Call):
+            self.used.add(expr.function)
         elif isinstance(expr, syntax.ModifierSum):
             self.used.add(expr.list_name)
         elif isinstance(expr, syntax.Lookup):
@@ -200,6 +207,9 @@ class _Linter:
         for name, modifier_list in model.modifiers.items():
             if name not in self.used:
                 self.warn(modifier_list.pos, f"modifier list '{name}' is never used")
+        for name, helper in model.functions.items():
+            if name not in self.used:
+                self.warn(helper.pos, f"function '{name}' is never called")
         reached = _types_reached(model)
         for name, declared in model.types.items():
             if id(declared) not in reached:

@@ -167,3 +167,26 @@ def test_an_example_whose_odds_leave_truncated_mass_warns_at_the_example(tmp_pat
     assert main(["test", str(path), "--json"], stdout=out, stderr=io.StringIO()) == 0
     (example,) = json.loads(out.getvalue())["examples"]
     assert example["passed"] is True and example["warnings"][0]["severity"] == "warning"
+
+
+def test_a_constant_read_only_by_a_helper_function_is_used(tmp_path):
+    # `reach` reads the constant `gun_range`; the procedure calls `reach` and never names `gun_range`
+    # itself: the constant is used (it was once reported as never used), and so is the helper.
+    path = tmp_path / "h.yaml"
+    path.write_text(HEADER + """\
+constants:
+  gun_range: {value: 3, rule: "Guns reach 3 hexes"}
+functions:
+  reach:
+    params: [d]
+    body: "d <= gun_range"
+procedures:
+  fire:
+    title: fire
+    rule: r
+    inputs:
+      distance: {type: int, min: 0}
+    body: |
+      outcome done(in_range = reach(distance))
+""", encoding="utf-8")
+    assert lint(load_ruleset(path)) == ()
