@@ -947,17 +947,25 @@ def ship(nation: str, kind: str, contact: int, combat: int, protection: int) -> 
 FLEET = [ship("British", "BB", 2, 16, 8), ship("British", "CA", 2, 4, 2), ship("British", "ESC", 2, 2, 1), ship("British", "CA", 2, 4, 2)]
 
 
+AT_MOST = "  constants:\n    losses_cover_the_result: {value: false}\n"
+
+
 @pytest.mark.parametrize(
     "points, policy, lost, protection, left",
     [
-        # least combat strength first: ESC 1, CA 2, CA 2 (2 left), the BB's 8 do not fit
-        (7, "weakest_first", 3, 5, ["BB"]),
-        (9, "weakest_first", 3, 5, ["BB"]),
-        # most protection first: BB 8 (1 left), the CAs' 2 do not fit, ESC 1
+        # least combat strength first: ESC 1, CA 2, CA 2 (2 left), the BB's 8 do not fit; the
+        # remainder 2 eliminates the next in the owner's order, the BB: 1 + 2 + 2 + 8 = 13
+        (7, "weakest_first", 4, 13, []),
+        (9, "weakest_first", 4, 13, []),
+        # most protection first: BB 8 (1 left), the CAs' 2 do not fit, ESC 1: nothing left over
         (9, "largest_first", 2, 9, ["CA", "CA"]),
-        # as listed: BB 8 (1 left), CA no, ESC 1, CA no
+        # as listed: BB 8 (1 left), CA no, ESC 1, CA no: nothing left over
         (9, "listed", 2, 9, ["CA", "CA"]),
-        # fewer points than any unit: nothing
+        # most protection first, 3: the BB no, CA 2 (1 left), CA no, ESC 1: nothing left over
+        (3, "largest_first", 2, 3, ["BB", "CA"]),
+        # 1 as listed: the BB no, CA no, ESC 1: exact
+        (1, "listed", 1, 1, ["BB", "CA", "CA"]),
+        # 0: nothing, and no remainder
         (0, "weakest_first", 0, 0, ["BB", "CA", "ESC", "CA"]),
     ],
 )
@@ -967,13 +975,44 @@ def test_the_owner_chooses_which_units_absorb_losses(gw, points, policy, lost, p
     assert [u.get("type") for u in outcome.get("fleet")] == left
 
 
-def test_losses_covering_the_result_variant(gw, tmp_path):
-    # 6 points, weakest first: ESC, CA, CA (1 left); read as "at least the number", the
-    # remainder eliminates the next unit, the BB: all four.
-    cover = load_ruleset(variant(tmp_path, "  constants:\n    losses_cover_the_result: {value: true}\n"))
-    outcome = resolve(cover, "absorb_losses", {"fleet": FLEET, "points": 6}, dice=[]).outcome
-    assert (outcome.get("units_eliminated"), outcome.get("protection_eliminated")) == (4, 13)
-    assert resolve(gw, "absorb_losses", {"fleet": FLEET, "points": 6}, dice=[]).outcome.get("units_eliminated") == 3
+@pytest.mark.parametrize(
+    "points, policy, lost, protection, left",
+    [
+        # least combat strength first: ESC 1, CA 2, CA 2 (2 left), the BB's 8 do not fit: 5
+        (7, "weakest_first", 3, 5, ["BB"]),
+        (9, "weakest_first", 3, 5, ["BB"]),
+        # most protection first: BB 8 (1 left), the CAs' 2 do not fit, ESC 1
+        (9, "largest_first", 2, 9, ["CA", "CA"]),
+        # 1 as listed, the BB first: BB no, CA no, ESC 1
+        (1, "listed", 1, 1, ["BB", "CA", "CA"]),
+    ],
+)
+def test_losses_at_most_the_result_variant(gw, tmp_path, points, policy, lost, protection, left):
+    # The other reading (notes: "other reading"): the remainder is lost.
+    at_most = load_ruleset(variant(tmp_path, AT_MOST))
+    outcome = resolve(at_most, "absorb_losses", {"fleet": FLEET, "points": points, "policy": policy}, dice=[]).outcome
+    assert (outcome.get("units_eliminated"), outcome.get("protection_eliminated")) == (lost, protection)
+    assert [u.get("type") for u in outcome.get("fleet")] == left
+
+
+def test_the_issue_case_a_6_against_a_6_factor_bc_and_an_escort(gw, tmp_path):
+    # 6 factors against a BC (combat 12, protection 6) and an escort (combat 1, protection 1),
+    # weakest first: the escort 1 (5 left), the BC's 6 do not fit.  At least the number: the
+    # remainder 5 eliminates the BC, 7 factors.  At most: the escort alone, 1 factor.
+    fleet = [ship("British", "BC", 2, 12, 6), ship("British", "ESC", 2, 1, 1)]
+    outcome = resolve(gw, "absorb_losses", {"fleet": fleet, "points": 6}, dice=[]).outcome
+    assert (outcome.get("units_eliminated"), outcome.get("protection_eliminated")) == (2, 7)
+    at_most = load_ruleset(variant(tmp_path, AT_MOST))
+    outcome = resolve(at_most, "absorb_losses", {"fleet": fleet, "points": 6}, dice=[]).outcome
+    assert (outcome.get("units_eliminated"), outcome.get("protection_eliminated")) == (1, 1)
+
+
+def test_odds_say_the_loss_rule_is_a_reading_and_name_the_other(gw):
+    code, out, err = cli("odds", "great_war", "engagement", "--situation", str(SITUATIONS / "one_a_side.yaml"))
+    assert code == 0, err
+    joined = " ".join(out.split())
+    assert "rests on the ruleset's readings" in joined
+    assert "Losses: at least the Naval Combat Table's number, in whole units (other reading: --what-if losses_cover_the_result=false)" in joined
 
 
 def test_engagement_refused_by_the_side_with_the_advantage(gw):
@@ -985,13 +1024,12 @@ def test_engagement_refused_by_the_side_with_the_advantage(gw):
 
 
 def test_engagement_survivors_fire_back_with_what_is_left(gw):
-    # Column 0, a 2 is D: the Italian BB (20: 16-30) fires first, a 2: 4 factors; the French
-    # CA (combat 6, protection 2) goes first (weakest), the BB's 6 do not fit the 2 left.  The
-    # French survivors total 12: column 6-15 (18 would have been 16-30), a 6: 6 factors, less
-    # than the Italian BB's 8.
+    # Column 0, a 2 is D: the Italian BB (20: 16-30) fires first, a 1: 2 factors; the French
+    # CA (combat 6, protection 2) goes first (weakest) and takes them all, no remainder.  The
+    # French survivors total 12: column 6-15 (18 would have been 16-30), a 1: 0 factors.
     inputs = {"attacker": [ship("French", "BB", 2, 12, 6), ship("French", "CA", 1, 6, 2)],
               "defender": [ship("Italian", "BB", 2, 20, 8)], "report": "units"}
-    play = resolve(gw, "engagement", inputs, dice=[2, 2, 6], trace=True)
+    play = resolve(gw, "engagement", inputs, dice=[2, 1, 1], trace=True)
     outcome = play.outcome
     assert (outcome.name, outcome.get("result")) == ("engaged", "defender_first")
     assert (outcome.get("attacker_units_lost"), outcome.get("defender_units_lost")) == (1, 0)
@@ -999,20 +1037,29 @@ def test_engagement_survivors_fire_back_with_what_is_left(gw):
     assert [d["column"] for d in lookups(play) if d["table"] == "naval_combat_table"] == ["16-30", "6-15"]
 
 
-def test_engagement_one_unit_a_side_by_hand(gw):
+def test_engagement_one_unit_a_side_by_hand(gw, tmp_path):
     # German BC (contact 3, combat 12) attacks a British BC (contact 2, combat 14), protection 6
     # each: differential +1, 2R all German, 1L all British: column +2, N D C A A A.
-    # 12 and 14 both read column 6-15 (0, 1, 2, 4, 4, 6): 6 factors, one unit, only on a 6.
+    # 12 and 14 both read column 6-15 (0, 1, 2, 4, 4, 6).
+    # At least the number (default): any result but 0 eliminates the one unit: h = 5/6, miss 1/6.
+    # British lost: C 1/6 * 5/6 + A 3/6 * 5/6 + D 1/6 * (1/6 * 5/6) = (30 + 90 + 5)/216 = 125/216.
+    # German lost: C 1/6 * 5/6 + A 3/6 * (1/6 * 5/6) + D 1/6 * 5/6 = (30 + 15 + 30)/216 = 25/72.
+    # Both lost: only in C, 1/6 * 5/6 * 5/6 = 25/216.
+    situation = yaml.safe_load((SITUATIONS / "one_a_side.yaml").read_text(encoding="utf-8"))
+    dist = odds(gw, "engagement", situation)
+    assert dist.probability("engagement_over", defender_units_lost=1) == Fraction(125, 216)
+    assert dist.probability("engagement_over", attacker_units_lost=1) == Fraction(25, 72)
+    assert dist.probability("engagement_over", attacker_units_lost=1, defender_units_lost=1) == Fraction(25, 216)
+    assert dist.probability("engagement_over", result="no_contact") == SIXTH
+    assert dist.truncated == 0
+    # At most the number (the variant): only a 6 (6 factors) eliminates: h = 1/6, miss 5/6.
     # British lost: C 1/6 * 1/6 + A 3/6 * 1/6 + D 1/6 * (5/6 * 1/6) = (6 + 18 + 5)/216 = 29/216.
     # German lost: C 1/36 + A 3/6 * (5/6 * 1/6) + D 1/6 * 1/6 = (2 + 5 + 2)/72 = 1/8.
     # Both lost: only in C, 1/6 * 1/36 = 1/216.
-    situation = yaml.safe_load((SITUATIONS / "one_a_side.yaml").read_text(encoding="utf-8"))
-    dist = odds(gw, "engagement", situation)
+    dist = odds(load_ruleset(variant(tmp_path, AT_MOST)), "engagement", situation)
     assert dist.probability("engagement_over", defender_units_lost=1) == Fraction(29, 216)
     assert dist.probability("engagement_over", attacker_units_lost=1) == Fraction(1, 8)
     assert dist.probability("engagement_over", attacker_units_lost=1, defender_units_lost=1) == Fraction(1, 216)
-    assert dist.probability("engagement_over", result="no_contact") == SIXTH
-    assert dist.truncated == 0
 
 
 def test_engagement_four_a_side_sums_to_one(gw):

@@ -479,7 +479,7 @@ def test_extends_a_bundled_name(ws):
     assert odds(ruleset, "interception", {"zones": 7}).probability("intercepted") == Fraction(1, 3)
     table = ruleset.tables["naval_interception"]
     assert table.provenance[2] == ("v.yaml:11",)
-    assert table.provenance[3][0].endswith("eto_one_more_pip.yaml:29")
+    assert table.provenance[3][0].endswith("eto_one_more_pip.yaml:27")
     assert table.provenance[0][0].endswith(ROW_1_2.removeprefix("rulesdata/"))
 
 
@@ -822,24 +822,24 @@ def in_bundled_parent(monkeypatch):
 def test_show_provenance_of_the_bundled_variant(in_bundled_parent):
     code, out, err = run_cli("show", "eto_one_more_pip", "naval_interception", "--provenance")
     assert (code, err) == (0, "")
-    # eto.yaml's cells hold rows 1-2 .. 11+; eto_one_more_pip.yaml lines 29-31 override 7-8, 9-10, 11+
+    # eto.yaml's cells hold rows 1-2 .. 11+; eto_one_more_pip.yaml lines 27-29 override 7-8, 9-10, 11+
     assert row_of(out, "1-2") == ["1-2", "Automatic", ROW_1_2]
     assert row_of(out, "5-6") == ["5-6", "3,4,5,6", ROW_5_6]
-    assert row_of(out, "7-8") == ["7-8", "5,6", "rulesdata/eto_one_more_pip.yaml:29"]
-    assert row_of(out, "9-10") == ["9-10", "6", "rulesdata/eto_one_more_pip.yaml:30"]
-    assert row_of(out, "11+") == ["11+", "-", "rulesdata/eto_one_more_pip.yaml:31"]
+    assert row_of(out, "7-8") == ["7-8", "5,6", "rulesdata/eto_one_more_pip.yaml:27"]
+    assert row_of(out, "9-10") == ["9-10", "6", "rulesdata/eto_one_more_pip.yaml:28"]
+    assert row_of(out, "11+") == ["11+", "-", "rulesdata/eto_one_more_pip.yaml:29"]
 
 
 def test_table_provenance_of_the_bundled_variant(in_bundled_parent):
     table = load_ruleset("eto_one_more_pip").tables["naval_interception"]
     assert [p[0] for p in table.provenance] == [
         ROW_1_2, ROW_3_4, ROW_5_6,
-        "rulesdata/eto_one_more_pip.yaml:29", "rulesdata/eto_one_more_pip.yaml:30", "rulesdata/eto_one_more_pip.yaml:31",
+        "rulesdata/eto_one_more_pip.yaml:27", "rulesdata/eto_one_more_pip.yaml:28", "rulesdata/eto_one_more_pip.yaml:29",
     ]
 
 
 @pytest.mark.parametrize("zones, die, expected", [
-    ("7", "5", "value from rulesdata/eto_one_more_pip.yaml:29"),  # 7-8: overridden
+    ("7", "5", "value from rulesdata/eto_one_more_pip.yaml:27"),  # 7-8: overridden
     ("5", "3", f"value from {ROW_5_6}"),                          # 5-6: eto's
 ])
 def test_run_provenance_of_the_bundled_variant(in_bundled_parent, zones, die, expected):
