@@ -242,7 +242,27 @@ def _known_texts(checker: Checker, source: syntax.Expr, value_type: Type) -> tup
         return tuple(dict.fromkeys(cells)) if all(type(cell) is str for cell in cells) else None
     if isinstance(value_type, StrType) and value_type.values:
         return value_type.values
+    if isinstance(source, syntax.Name):
+        bound = _only_binding(checker, source.name)
+        return _known_texts(checker, bound, ANY) if bound is not None and not isinstance(bound, syntax.Name) else None
     return None
+
+
+def _only_binding(checker: Checker, name: str) -> syntax.Expr | None:
+    """The value of the one ``let NAME = ...`` of the procedure when nothing else binds or sets the name (so
+    ``let r = lookup crt(...)`` then ``outcome from r`` knows r's texts); None when that is not so."""
+    lets: list[syntax.Expr] = []
+    others = 0  # a `set`, a destructuring or a loop that binds the name: its texts are not the let's
+    for statement in walk_statements(checker.procedure.body):
+        if isinstance(statement, syntax.Let) and statement.name == name:
+            lets.append(statement.value)
+        elif isinstance(statement, syntax.Set) and statement.name == name:
+            others += 1
+        elif isinstance(statement, syntax.Destructure) and any(b.name == name for b in statement.bindings):
+            others += 1
+        elif isinstance(statement, syntax.For) and statement.var == name:
+            others += 1
+    return lets[0] if len(lets) == 1 and not others else None
 
 
 def outcome_from(checker: Checker, statement: syntax.OutcomeFrom, scope: _Scope) -> list[ir.Stmt]:

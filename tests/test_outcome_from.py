@@ -63,6 +63,15 @@ PROCEDURES = {
         """,
         inputs="{attack: {type: int, min: 1}, defense: {type: int, min: 1}}",
     ),
+    # the cell kept in a variable first (shown in a note), then named
+    "attack_kept": procedure(
+        """
+        let result = lookup crt(row = 1d6, column = ratio(attack, defense))
+        note "The CRT gives {result}."
+        outcome from result(good_odds = ratio(attack, defense) >= 2)
+        """,
+        inputs="{attack: {type: int, min: 1}, defense: {type: int, min: 1}}",
+    ),
     "posture": procedure("outcome from stance(extra = 1d6 >= 4)", choices="{stance: {options: [hold, retreat], default: hold}}"),
     "pick": procedure('let d = 1d6\noutcome from if d >= 5 then "high" else "low"'),
     # an enum field changed with a plain text: the one way a value outside the known texts reaches it
@@ -103,6 +112,7 @@ def test_the_crt_cell_names_the_outcome(crt, engine, attack, defense, expected):
     # the fields are the statement's, the same for every name: 2:1 or better
     assert {o.fields["good_odds"] for o, _ in found.outcomes} == {attack >= 2 * defense}
     assert dict(found.outcomes) == dict(odds(crt, "attack_by_hand", inputs, engine=engine).outcomes)
+    assert dict(found.outcomes) == dict(odds(crt, "attack_kept", inputs, engine=engine).outcomes)
 
 
 def test_the_outcome_names_are_the_cells_in_table_order(crt):
@@ -154,7 +164,10 @@ def test_outcome_from_mistakes_are_reported_where_written(write_yaml):
     body = ("outcome from lookup odd(row = 1d6)\n"
             "outcome from lookup numbers(row = 1d6)\n"
             "outcome from word\n"
-            "outcome from 3\n")
+            "outcome from 3\n"
+            "let again = lookup crt(row = 1, column = ratio(1, 1))\n"
+            "set again = word\n"
+            "outcome from again\n")
     first, found = mistakes(write_yaml, body, inputs="{word: {type: str}}")
     # the value starts at index 13 of each line, indented 6 in the file: column 20; each statement follows an
     # outcome (the one above), said at its column 7
@@ -167,6 +180,8 @@ def test_outcome_from_mistakes_are_reported_where_written(write_yaml):
         (2, 20, UNKNOWN_TEXTS),  # a plain str input: any text
         (3, 7, f"unreachable: this statement follows the outcome at line {first + 2}"),
         (3, 20, "`outcome from` names the outcome from a text, not from int"),
+        (4, 7, f"unreachable: this statement follows the outcome at line {first + 3}"),
+        (6, 20, UNKNOWN_TEXTS),  # `again` is set to any text after its `let`
     ]
 
 
