@@ -256,13 +256,20 @@ def _only_binding(checker: Checker, name: str) -> syntax.Expr | None:
     for statement in walk_statements(checker.procedure.body):
         if isinstance(statement, syntax.Let) and statement.name == name:
             lets.append(statement.value)
-        elif isinstance(statement, syntax.Set) and statement.name == name:
-            others += 1
-        elif isinstance(statement, syntax.Destructure) and any(b.name == name for b in statement.bindings):
-            others += 1
-        elif isinstance(statement, syntax.For) and statement.var == name:
-            others += 1
+        else:
+            others += name in _names_bound_otherwise(statement)
     return lets[0] if len(lets) == 1 and not others else None
+
+
+def _names_bound_otherwise(statement: syntax.Stmt) -> tuple[str, ...]:
+    """The names a statement binds other than by `let`: a `set`, a destructuring, a loop variable."""
+    if isinstance(statement, syntax.Set):
+        return (statement.name,)
+    if isinstance(statement, syntax.Destructure):
+        return tuple(binding.name for binding in statement.bindings)
+    if isinstance(statement, syntax.For):
+        return (statement.var,)
+    return ()
 
 
 def outcome_from(checker: Checker, statement: syntax.OutcomeFrom, scope: _Scope) -> list[ir.Stmt]:
