@@ -214,3 +214,19 @@ def test_destructuring_mistakes_are_reported_where_written(write_yaml):
         (line + 4, 12, "cannot set 'nothing': no variable of that name; declare it with `let {...} = ...`"),
         (line + 5, 12, "`{...} =` takes the fields of a record or an outcome, not of int"),
     ]
+
+
+def test_the_rulebook_reads_the_new_statements_back():
+    from interpreter.errors import Source
+    from interpreter.parser import TextOrigin, parse_procedure
+    from interpreter.rulebook import steps
+
+    text = ('let {sunk, damaged as d} = resolve casualties()\n'
+            'set {sunk} = s with {status = "sunk", hits = 2}\n'
+            'outcome from lookup crt(row = 1d6) (lost = sunk) rule "the CRT"\n')
+    read = [step.to_plain() for step in steps(parse_procedure(text, TextOrigin(Source("t", text))))]
+    assert read == [
+        {"kind": "resolve", "name": "{sunk, damaged as d}", "expr": "resolve casualties()", "procedure": "casualties", "line": 1},
+        {"kind": "set", "name": "{sunk}", "expr": 's with {status = "sunk", hits = 2}', "line": 2},
+        {"kind": "outcome", "name": "from lookup crt(row = 1d6)", "fields": [{"name": "lost", "expr": "sunk"}], "rule": "the CRT", "line": 3},
+    ]
