@@ -15,12 +15,14 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, overload
 
 from . import checker_records as records
 from . import ir, syntax
 from .callgraph import MAX_NESTING, build_call_graph, children
+from .checker_scope import Context as _Context
+from .checker_scope import Scope as _Scope
+from .checker_scope import Variable as _Variable
 from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
 from .inputs import coercion_keeps
@@ -44,50 +46,6 @@ from .values import (
     type_of_value,
     unknown_within,
 )
-
-
-@dataclass
-class _Variable:
-    """A variable in scope: its slot, type and where it was declared."""
-
-    slot: int
-    type: Type
-    pos: syntax.Pos
-
-
-@dataclass
-class _Scope:
-    """The variables visible in one block."""
-
-    parent: _Scope | None
-    names: dict[str, _Variable] = field(default_factory=dict)
-    slots: list[int] = field(default_factory=list)
-
-    def find(self, name: str) -> _Variable | None:
-        scope: _Scope | None = self
-        while scope is not None:
-            if name in scope.names:
-                return scope.names[name]
-            scope = scope.parent
-        return None
-
-    def visible(self) -> set[str]:
-        names: set[str] = set()
-        scope: _Scope | None = self
-        while scope is not None:
-            names.update(scope.names)
-            scope = scope.parent
-        return names
-
-
-@dataclass
-class _Context:
-    """Per-expression state: where hoisted rolls go, or why rolls are not allowed."""
-
-    hoist: list | None
-    no_dice_reason: str = ""
-    where: str = ""  # appended to messages, e.g. " (in modifier list drms)"
-
 
 # Bounds on expanding helper functions (see Checker._helper_call): far above a real ruleset's (eia: one
 # helper, 24 calls, none nested), far below what exhausts Python's stack or the machine's patience.

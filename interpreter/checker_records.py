@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from . import ir, syntax
+from .checker_scope import Context, Scope, Variable
 from .errors import DiagnosticList
 from .functions import FUNCTIONS
 from .values import (
@@ -34,7 +35,7 @@ from .values import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover - types only
-    from .checker import Checker, _Context, _Scope
+    from .checker import Checker
 
 # The most outcomes one `outcome from` may name: each is a branch with its own copy of the fields, so a
 # stranger's table of thousands of distinct texts would make a procedure that size.  A printed CRT has 5-10.
@@ -42,13 +43,6 @@ MAX_OUTCOME_FROM_NAMES = 100
 
 # What an outcome's name may be: a word of the language (the names `outcome NAME` accepts).
 _OUTCOME_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-def _checker_parts() -> tuple[Any, Any, Any]:
-    """The checker's own scope, context and variable classes (imported when first used: checker imports this module)."""
-    from .checker import _Context, _Scope, _Variable
-
-    return _Context, _Scope, _Variable
 
 
 def _fields_hint(name: str, fields: Iterable[str]) -> str:
@@ -60,8 +54,8 @@ def _fields_hint(name: str, fields: Iterable[str]) -> str:
 # ---- record literals and updates ----------------------------------------------------------------
 
 
-def record_literal(checker: Checker, expr: syntax.Call, record_type: RecordType, scope: _Scope,
-                   context: _Context) -> tuple[ir.Expr, Type]:
+def record_literal(checker: Checker, expr: syntax.Call, record_type: RecordType, scope: Scope,
+                   context: Context) -> tuple[ir.Expr, Type]:
     """``ship(kind = "heavy", status = "fit")``: a record of a declared type, every field named once.
 
     A field left out takes its default; one with no default is an error, as are an unknown field and a
@@ -121,7 +115,7 @@ def _field_value(checker: Checker, record_type: RecordType, name: str, source: s
     return value
 
 
-def record_update(checker: Checker, expr: syntax.RecordUpdate, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
+def record_update(checker: Checker, expr: syntax.RecordUpdate, scope: Scope, context: Context) -> tuple[ir.Expr, Type]:
     """``s with {status = "sunk"}``: a copy of the record with the named fields changed (``with_field`` each)."""
     made, subject_type = checker._expr(expr.subject, scope, context)
     record_type = subject_type if isinstance(subject_type, RecordType) else None
@@ -181,16 +175,14 @@ def _binding_type(checker: Checker, binding: syntax.Binding, value_type: Type) -
     return ANY
 
 
-def destructure(checker: Checker, statement: syntax.Destructure, scope: _Scope) -> list[ir.Stmt]:
+def destructure(checker: Checker, statement: syntax.Destructure, scope: Scope) -> list[ir.Stmt]:
     """``let {a, b as c} = value`` / ``set {a, b} = value``: one assignment a field, read from the value.
 
     A value already in a slot (a resolved outcome, a variable, an input) is read where it is; any other is
     first kept in a hidden variable, so it is computed once.
     """
-    context_class, scope_class, variable_class = _checker_parts()
-    del scope_class
     hoisted: list[ir.Stmt] = []
-    value, value_type = checker._expr(statement.value, scope, context_class(hoisted))
+    value, value_type = checker._expr(statement.value, scope, Context(hoisted))
     if type(value) not in (ir.Local, ir.InputRef, ir.Const):
         slot = checker._alloc(scope)
         hoisted.append(ir.Assign(statement.pos, "{...}", slot, value, True))
@@ -209,7 +201,7 @@ def destructure(checker: Checker, statement: syntax.Destructure, scope: _Scope) 
                 checker.error(binding.pos, f"'{binding.name}' is already {existing}; use `set {{...}} = ...` to change variables, "
                                            f"or `{binding.field} as NEW_NAME`")
             slot = checker._alloc(scope)
-            scope.names[binding.name] = variable_class(slot, field_type, binding.pos)
+            scope.names[binding.name] = Variable(slot, field_type, binding.pos)
             hoisted.append(ir.Assign(binding.pos, binding.name, slot, checker._kept_in_order(read, field_type, scope), True))
             continue
         variable = scope.find(binding.name)
@@ -272,16 +264,15 @@ def _names_bound_otherwise(statement: syntax.Stmt) -> tuple[str, ...]:
     return ()
 
 
-def outcome_from(checker: Checker, statement: syntax.OutcomeFrom, scope: _Scope) -> list[ir.Stmt]:
+def outcome_from(checker: Checker, statement: syntax.OutcomeFrom, scope: Scope) -> list[ir.Stmt]:
     """``outcome from value(fields)``: one outcome a text the value can hold, chosen by the value.
 
     Compiled as ``if value == "AE" then outcome AE(fields) elif ... else`` a run-time error naming the texts
     (only reached by a value the checker could not see, such as a plain text passed in).  The fields are
     checked once; their errors are said once, not once a name.
     """
-    context_class, scope_class, _ = _checker_parts()
     hoisted: list[ir.Stmt] = []
-    value, value_type = checker._expr(statement.source, scope, context_class(hoisted))
+    value, value_type = checker._expr(statement.source, scope, Context(hoisted))
     if base_kind(value_type) not in ("str", "any"):
         checker.error(statement.source.pos, f"`outcome from` names the outcome from a text, not from {value_type.describe()}")
         return hoisted
@@ -308,7 +299,7 @@ def outcome_from(checker: Checker, statement: syntax.OutcomeFrom, scope: _Scope)
         hoisted.append(ir.Assign(statement.pos, "outcome from", slot, value, True))
         value = ir.Local(statement.pos, "outcome from", slot)
     checker.outcome_from_names[id(statement)] = names
-    branches = _named_outcomes(checker, statement, names, scope, scope_class)
+    branches = _named_outcomes(checker, statement, names, scope)
     if len(branches) == 1:
         return [*hoisted, *branches[0][1].statements]
     tests = tuple((ir.Comparison(statement.pos, "==", value, ir.Const(statement.pos, name)), block) for name, block in branches)
@@ -317,15 +308,14 @@ def outcome_from(checker: Checker, statement: syntax.OutcomeFrom, scope: _Scope)
     return [*hoisted, ir.If(statement.pos, tests, otherwise)]
 
 
-def _named_outcomes(checker: Checker, statement: syntax.OutcomeFrom, names: Iterable[str], scope: _Scope,
-                    scope_class: Any) -> list[tuple[str, ir.Block]]:
+def _named_outcomes(checker: Checker, statement: syntax.OutcomeFrom, names: Iterable[str], scope: Scope) -> list[tuple[str, ir.Block]]:
     """One block a name: ``outcome NAME(fields)`` checked as written; the errors of its fields said once."""
     said = checker.diagnostics
     branches = []
     try:
         for name in names:
             block = syntax.Block(statement.pos, (syntax.Outcome(statement.pos, name, statement.fields, statement.rule),))
-            branches.append((name, checker._block(block, scope_class(scope))))
+            branches.append((name, checker._block(block, Scope(scope))))
             checker.diagnostics = DiagnosticList()  # the next names repeat the first one's errors
     finally:
         checker.diagnostics = said
