@@ -24,6 +24,7 @@ from .errors import DiagnosticList
 from .functions import FUNCTIONS
 from .values import (
     ANY,
+    IntType,
     OutcomeType,
     Record,
     RecordType,
@@ -109,10 +110,20 @@ def _field_value(checker: Checker, record_type: RecordType, name: str, source: s
         return value
     if isinstance(field_type, StrType) and isinstance(source, syntax.StrLit):
         checker._check_enum_value(field_type, source)
+    if isinstance(field_type, IntType) and isinstance(source, syntax.IntLit) and not (
+            (field_type.low is None or source.value >= field_type.low) and (field_type.high is None or source.value <= field_type.high)):
+        checker.error(source.pos, f"field '{name}' of {record_type.name} holds {_bounds(field_type)}, not {source.value}")
     value = checker.guard(source, value_type, (field_type,), f"field '{name}'", value)
     if is_order_free(field_type) and type(value) is not ir.Canonical:
         value = ir.Canonical(value.pos, value)  # an order-free field keeps its items in order
     return value
+
+
+def _bounds(bounded: IntType) -> str:
+    """How a message names a whole number's bounds: 'a number from 0 to 9', 'a number of at least 1'."""
+    if bounded.low is not None and bounded.high is not None:
+        return f"a number from {bounded.low} to {bounded.high}"
+    return f"a number of at least {bounded.low}" if bounded.low is not None else f"a number of at most {bounded.high}"
 
 
 def record_update(checker: Checker, expr: syntax.RecordUpdate, scope: Scope, context: Context) -> tuple[ir.Expr, Type]:

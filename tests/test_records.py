@@ -23,7 +23,7 @@ types:
     fields:
       kind: {type: enum, values: [heavy, light]}
       status: {type: enum, values: [fit, damaged, sunk], default: fit}
-      hits: {type: int, default: 0}
+      hits: {type: int, min: 0, default: 0}
 """
 
 # casualties: 1d6, 1-2 nothing, 3-4 one damaged, 5 one sunk, 6 one sunk and one damaged.
@@ -171,14 +171,16 @@ def at(body: str, text: str, offset: int = 0) -> int:
 
 def test_record_literal_mistakes_are_reported_where_written(write_yaml):
     line = body_line()
-    body = 'outcome o(a = ship(status = "fit"), b = ship(kind = "big"), c = ship(kind = "light", hit = 1), d = ship(kind = 1), e = ship(1))'
+    body = ('outcome o(a = ship(status = "fit"), b = ship(kind = "big"), c = ship(kind = "light", hit = 1), d = ship(kind = 1), e = ship(1), '
+            'f = ship(kind = "light", hits = -1))')
     assert mistakes(write_yaml, body) == [
         (line, at(body, "ship(status"), "ship(...) is missing field 'kind' (no default in types: ship)"),
         (line, at(body, '"big"'), "'big' is not one of heavy, light"),
         (line, at(body, "hit ="), "record type ship has no field 'hit' (did you mean 'hits'?)"),
         (line, at(body, "kind = 1", 7), "field 'kind' of ship holds enum(heavy, light), not int"),
         (line, at(body, "ship(1)"), "ship(...) is missing field 'kind' (no default in types: ship)"),  # ship(1) names no kind
-        (line, at(body, "1))"), "a record literal names each field: ship(FIELD = value, ...)"),
+        (line, at(body, "1), f"), "a record literal names each field: ship(FIELD = value, ...)"),
+        (line, at(body, "-1"), "field 'hits' of ship holds a number of at least 0, not -1"),
     ]
 
 
