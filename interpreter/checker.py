@@ -15,11 +15,14 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, overload
 
+from . import checker_records as records
 from . import ir, syntax
 from .callgraph import MAX_NESTING, build_call_graph, children
+from .checker_scope import Context as _Context
+from .checker_scope import Scope as _Scope
+from .checker_scope import Variable as _Variable
 from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
 from .inputs import coercion_keeps
@@ -43,50 +46,6 @@ from .values import (
     type_of_value,
     unknown_within,
 )
-
-
-@dataclass
-class _Variable:
-    """A variable in scope: its slot, type and where it was declared."""
-
-    slot: int
-    type: Type
-    pos: syntax.Pos
-
-
-@dataclass
-class _Scope:
-    """The variables visible in one block."""
-
-    parent: _Scope | None
-    names: dict[str, _Variable] = field(default_factory=dict)
-    slots: list[int] = field(default_factory=list)
-
-    def find(self, name: str) -> _Variable | None:
-        scope: _Scope | None = self
-        while scope is not None:
-            if name in scope.names:
-                return scope.names[name]
-            scope = scope.parent
-        return None
-
-    def visible(self) -> set[str]:
-        names: set[str] = set()
-        scope: _Scope | None = self
-        while scope is not None:
-            names.update(scope.names)
-            scope = scope.parent
-        return names
-
-
-@dataclass
-class _Context:
-    """Per-expression state: where hoisted rolls go, or why rolls are not allowed."""
-
-    hoist: list | None
-    no_dice_reason: str = ""
-    where: str = ""  # appended to messages, e.g. " (in modifier list drms)"
-
 
 # Bounds on expanding helper functions (see Checker._helper_call): far above a real ruleset's (eia: one
 # helper, 24 calls, none nested), far below what exhausts Python's stack or the machine's patience.
@@ -137,6 +96,7 @@ class Checker:
         self.expanding: list[str] = []  # the helper functions being expanded, innermost last (a cycle is refused)
         self.helper_calls_left = MAX_HELPER_CALLS  # for the whole ruleset: see _helper_call
         self.cyclic_helpers: frozenset[str] = frozenset()  # found by check(), before any procedure
+        self.outcome_from_names: dict[int, tuple[str, ...]] = {}  # each `outcome from`'s names (by the statement's id)
 
     # ---- entry point -----------------------------------------------------------
 
@@ -178,7 +138,7 @@ class Checker:
             self.error(last, f"procedure '{procedure.name}' may reach its end without an outcome: end every path with `outcome NAME(...)`")
         outcome = OutcomeType(procedure.name, tuple((name, found[0]) for name, found in self.outcome_fields.items()))
         self.outcome_types.setdefault(procedure.name, outcome)
-        names = tuple(dict.fromkeys(s.name for s in _walk_statements(procedure.body) if isinstance(s, syntax.Outcome)))
+        names = records.outcome_names(self, procedure.body)
         return ir.CheckedProcedure(
             procedure.name, procedure.title, procedure.rule, procedure.inputs, procedure.choices, body, self.next_slot, outcome, names
         )
@@ -231,7 +191,7 @@ class Checker:
         if not statements:
             return False
         last = statements[-1]
-        if isinstance(last, syntax.Outcome):
+        if isinstance(last, (syntax.Outcome, syntax.OutcomeFrom)):
             return True
         if isinstance(last, syntax.If) and last.otherwise is not None:
             return all(self._always_ends(body) for _, body in last.branches) and self._always_ends(last.otherwise)
@@ -251,11 +211,11 @@ class Checker:
         ended_by: syntax.Stmt | None = None
         for statement in block.statements:
             if ended_by is not None:
-                kind = "outcome" if isinstance(ended_by, syntax.Outcome) else "break"
+                kind = "break" if isinstance(ended_by, syntax.Break) else "outcome"
                 self.error(statement.pos, f"unreachable: this statement follows the {kind} at line {ended_by.pos.line}")
                 ended_by = None  # one report per block is enough
             statements.extend(self._statement(statement, scope))
-            if isinstance(statement, (syntax.Outcome, syntax.Break)):
+            if isinstance(statement, (syntax.Outcome, syntax.Break, syntax.OutcomeFrom)):
                 ended_by = statement
         return ir.Block(block.pos, tuple(statements), tuple(scope.slots))
 
@@ -397,6 +357,7 @@ class Checker:
     _STATEMENT_CHECKS: ClassVar[dict[type[syntax.Stmt], Callable[[Checker, Any, _Scope], list[ir.Stmt]]]] = {
         syntax.Let: _let, syntax.Set: _set, syntax.If: _if, syntax.For: _for, syntax.While: _while,
         syntax.Break: _break, syntax.Outcome: _outcome, syntax.Require: _require, syntax.Note: _note,
+        syntax.Destructure: records.destructure, syntax.OutcomeFrom: records.outcome_from,  # checker_records.py
     }
 
     def _existing_name(self, name: str, scope: _Scope) -> str:
@@ -623,9 +584,9 @@ class Checker:
 
     def _expr_Call(self, expr: syntax.Call, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         name = expr.function
-        helper = self.ruleset.functions.get(name)
-        if helper is not None:
-            return self._helper_call(expr, helper, scope, context)
+        own = self._ruleset_call(expr, scope, context)
+        if own is not None:
+            return own
         function = FUNCTIONS.get(name)
         if function is None:
             close = difflib.get_close_matches(name, sorted(FUNCTIONS), n=1)
@@ -654,6 +615,16 @@ class Checker:
         if is_order_free(result) and name in ("append", "replace_at", "remove_at"):
             return ir.Canonical(expr.pos, made), result  # a changed order-free list, put back in order
         return made, result
+
+    def _ruleset_call(self, expr: syntax.Call, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type] | None:
+        """A call of a ruleset's own helper function, or a record literal of a declared type (``ship(kind = ...)``,
+        checker_records.py) unless a built-in has the name; None for any other call."""
+        helper, record_type = self.ruleset.functions.get(expr.function), self.ruleset.types.get(expr.function)
+        if helper is not None:
+            return self._helper_call(expr, helper, scope, context)
+        if isinstance(record_type, RecordType) and expr.function not in FUNCTIONS:
+            return records.record_literal(self, expr, record_type, scope, context)
+        return None
 
     def _report_helper_cycles(self) -> frozenset[str]:
         """The helper functions that call themselves, through others or directly, each cycle reported once at the
@@ -819,6 +790,8 @@ class Checker:
             entries.append((entry, condition))
         return ir.ModifierSum(expr.pos, modifier_list, tuple(entries)), INT
 
+    _expr_RecordUpdate = records.record_update  # `s with {status = "sunk"}`: checker_records.py
+
     def _expr_Resolve(self, expr: syntax.Resolve, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         callee = self.ruleset.procedures.get(expr.procedure)
         if callee is None:
@@ -876,20 +849,6 @@ def _did_you_mean(name: str, candidates: Iterable[str]) -> str:
 def _invalid(expr: syntax.Expr) -> ir.Const:
     """What an expression the checker refused compiles to: the ruleset will not load, so it never runs."""
     return ir.Const(expr.pos, None)
-
-
-def _walk_statements(block: syntax.Block) -> Iterable[syntax.Stmt]:
-    stack = list(reversed(block.statements))
-    while stack:
-        statement = stack.pop()
-        yield statement
-        if isinstance(statement, syntax.If):
-            for _, body in reversed(statement.branches):
-                stack.extend(reversed(body.statements))
-            if statement.otherwise is not None:
-                stack.extend(reversed(statement.otherwise.statements))
-        elif isinstance(statement, (syntax.For, syntax.While)):
-            stack.extend(reversed(statement.body.statements))
 
 
 def compile_ruleset(ruleset: Ruleset, diagnostics: DiagnosticList) -> dict[str, ir.CheckedProcedure]:

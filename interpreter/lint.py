@@ -101,6 +101,9 @@ class _Linter:
                     self._expression(expr, bindings)
             if isinstance(statement, (syntax.Let, syntax.Set)):
                 bindings.bind(statement.name, bindings.kind(statement.value))
+            elif isinstance(statement, syntax.Destructure):
+                for binding in statement.bindings:
+                    bindings.bind(binding.name, OTHER)
             elif isinstance(statement, syntax.For):
                 bindings.bind(statement.var, NUMBER if isinstance(statement.iterable, syntax.RangeExpr) else OTHER)
             elif isinstance(statement, syntax.Outcome):
@@ -108,10 +111,8 @@ class _Linter:
         self._outcome_fields(procedure, outcomes)
 
     def _expression(self, expr: syntax.Expr, bindings: _Bindings) -> None:
-        if isinstance(expr, syntax.Name):
-            self.used.add(expr.name)
-        elif isinstance(expr, syntax.Call):
-            self.used.add(expr.function)
+        if isinstance(expr, (syntax.Name, syntax.Call)):  # a call uses its helper function, or its type (a record literal)
+            self.used.add(expr.name if isinstance(expr, syntax.Name) else expr.function)
         elif isinstance(expr, syntax.ModifierSum):
             self.used.add(expr.list_name)
         elif isinstance(expr, syntax.Lookup):
@@ -212,7 +213,7 @@ class _Linter:
                 self.warn(helper.pos, f"function '{name}' is never called")
         reached = _types_reached(model)
         for name, declared in model.types.items():
-            if id(declared) not in reached:
+            if id(declared) not in reached and name not in self.used:
                 self.warn(model.type_positions.get(name), f"type '{name}' is never used")
 
 
@@ -311,6 +312,10 @@ def _statements(block: syntax.Block) -> Iterator[tuple[syntax.Stmt, tuple[syntax
             nested = [statement.body]
         elif isinstance(statement, syntax.Outcome):
             expressions = tuple(f.value for f in statement.fields)
+        elif isinstance(statement, syntax.Destructure):
+            expressions = (statement.value,)
+        elif isinstance(statement, syntax.OutcomeFrom):
+            expressions = (statement.source, *(f.value for f in statement.fields))
         elif isinstance(statement, syntax.Require):
             expressions = (statement.condition,)
         yield statement, expressions
@@ -323,7 +328,7 @@ def _walk(expr: syntax.Expr) -> Iterator[syntax.Expr]:
     stack: list[Any] = [expr]
     while stack:
         node = stack.pop()
-        if isinstance(node, syntax.Arg):
+        if isinstance(node, (syntax.Arg, syntax.OutcomeField)):  # an OutcomeField inside `with {...}`
             stack.append(node.value)
             continue
         if not isinstance(node, syntax.Expr):
@@ -333,7 +338,7 @@ def _walk(expr: syntax.Expr) -> Iterator[syntax.Expr]:
             value = getattr(node, part.name)
             if isinstance(value, tuple):
                 stack.extend(value)
-            elif isinstance(value, (syntax.Expr, syntax.Arg)):
+            elif isinstance(value, (syntax.Expr, syntax.Arg, syntax.OutcomeField)):
                 stack.append(value)
 
 

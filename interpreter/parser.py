@@ -138,7 +138,8 @@ def _describe_terminal(name: str, parser: Lark) -> str:
 
 
 def _syntax_error(error: UnexpectedInput, origin: TextOrigin, parser: Lark, text: str) -> RulesetError:
-    expected = sorted({_describe_terminal(n, parser) for n in (getattr(error, "expected", None) or ())})
+    # described tokens ("a name") before literal ones ("'{'"): after `let`, "expected a name, '{'"
+    expected = sorted({_describe_terminal(n, parser) for n in (getattr(error, "expected", None) or ())}, key=lambda t: (t[0] == "'", t))
     expected_text = f"; expected {', '.join(expected)}" if expected and len(expected) <= 12 else ""
     if isinstance(error, UnexpectedToken):
         hint = _slip_hint(error, text)
@@ -300,6 +301,40 @@ class _ToAst(Transformer_NonRecursive):
     def set_stmt(self, meta, children):
         name, value = children
         return syntax.Set(self._pos(meta), str(name), value)
+
+    # -- records (issue 23): destructuring, record update, outcome from
+    @v_args(meta=True)
+    def let_destructure(self, meta, children):
+        return syntax.Destructure(self._pos(meta), children[0], children[1], True)
+
+    @v_args(meta=True)
+    def set_destructure(self, meta, children):
+        return syntax.Destructure(self._pos(meta), children[0], children[1], False)
+
+    def destructure(self, children):
+        return tuple(children)
+
+    def bind(self, children):
+        field, name = children
+        return syntax.Binding(self._tok(field), str(field), str(name) if name is not None else str(field))
+
+    def new_word(self, children):
+        return children[0]  # the token itself: `from`, `as`, `with` used as a name (see grammar.lark)
+
+    @v_args(meta=True)
+    def record_update(self, meta, children):
+        subject, *fields = children
+        return syntax.RecordUpdate(self._pos(meta), subject, tuple(fields))
+
+    @v_args(meta=True)
+    def outcome_from(self, meta, children):
+        source, fields, rule = children
+        if fields is None and isinstance(source, syntax.Call) and all(arg.name is not None for arg in source.args):
+            # `outcome from result(losses = 1)`: the grammar reads a name and its fields as a call (a shift
+            # over a reduce); built-in and helper calls take no named arguments, so these are the fields
+            fields = [syntax.OutcomeField(arg.pos, arg.name, arg.value) for arg in source.args if arg.name is not None]
+            source = syntax.Name(source.pos, source.function)
+        return syntax.OutcomeFrom(self._pos(meta), source, tuple(fields or ()), rule)
 
     @v_args(meta=True)
     def if_stmt(self, meta, children):
@@ -490,7 +525,7 @@ class _ToAst(Transformer_NonRecursive):
         return syntax.BoolLit(self._pos(meta), False)
 
     def name(self, children):
-        token = children[0]
+        token = children[0]  # a NAME, or a new word used as one
         return syntax.Name(self._tok(token), str(token))
 
     def dice_lit(self, children):

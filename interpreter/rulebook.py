@@ -89,7 +89,17 @@ _WRITERS: dict[type, Callable[[Any], str]] = {
     syntax.Lookup: lambda expr: f"lookup {expr.table}({_args(expr.args)})",
     syntax.ModifierSum: lambda expr: f"{'shifts' if expr.kind == 'column_shift' else 'modifiers'} {expr.list_name}",
     syntax.Resolve: lambda expr: f"resolve {expr.procedure}({_args(expr.args)})",
+    syntax.RecordUpdate: lambda expr: f"{_wrapped(expr.subject, 9)} with {{{_fields(expr.fields)}}}",
 }
+
+
+def _fields(fields: tuple[syntax.OutcomeField, ...]) -> str:
+    return ", ".join(f"{f.name} = {expr_text(f.value)}" for f in fields)
+
+
+def _bindings(statement: syntax.Destructure) -> str:
+    """``{sunk, damaged as d}``: the names a destructuring binds, as written."""
+    return "{" + ", ".join(b.field if b.field == b.name else f"{b.field} as {b.name}" for b in statement.bindings) + "}"
 
 
 # ---- steps ---------------------------------------------------------------------------
@@ -145,6 +155,14 @@ def steps(block: syntax.Block) -> list[Step]:
         line = statement.pos.line
         if isinstance(statement, syntax.Let):
             result.append(_let_step(statement))
+        elif isinstance(statement, syntax.Destructure):  # read as the `let` or `set` it is, its names in braces
+            if statement.declare:
+                result.append(_let_step(syntax.Let(statement.pos, _bindings(statement), statement.value)))
+            else:
+                result.append(Step("set", {"name": _bindings(statement), "expr": expr_text(statement.value)}, line=line))
+        elif isinstance(statement, syntax.OutcomeFrom):
+            fields = [{"name": f.name, "expr": expr_text(f.value)} for f in statement.fields]
+            result.append(Step("outcome", {"name": f"from {expr_text(statement.source)}", "fields": fields, "rule": statement.rule}, line=line))
         elif isinstance(statement, syntax.Set):
             result.append(Step("set", {"name": statement.name, "expr": expr_text(statement.value)}, line=line))
         elif isinstance(statement, syntax.If):

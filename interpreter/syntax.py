@@ -193,6 +193,14 @@ class Resolve(Expr):
     args: tuple[Arg, ...]
 
 
+@dataclass(frozen=True)
+class RecordUpdate(Expr):
+    """``subject with {name = value, ...}``: a copy of a record with the named fields changed."""
+
+    subject: Expr
+    fields: tuple[OutcomeField, ...]
+
+
 # ---- statements ------------------------------------------------------------
 
 
@@ -289,6 +297,39 @@ class Note(Stmt):
     text: str
     parts: tuple[str | Expr, ...] = ()
     rule: str | None = None  # ``note "..." rule "..."``: the rule the step applies, shown with it
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One name of a destructuring: ``field`` of the value, bound to ``name`` (``field as name``)."""
+
+    pos: Pos
+    field: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Destructure(Stmt):
+    """``let {a, b as c} = value`` (``declare``) or ``set {a, b} = value``: names bound to the value's fields.
+
+    Sugar: the checker expands it into one assignment a field, so neither back end knows it.
+    """
+
+    bindings: tuple[Binding, ...]
+    value: Expr
+    declare: bool
+
+
+@dataclass(frozen=True)
+class OutcomeFrom(Stmt):
+    """``outcome from value(fields) [rule "..."]``: the outcome named by a text (a table's cell, an enum).
+
+    The checker knows every text the value can hold; each becomes an outcome of the procedure.
+    """
+
+    source: Expr
+    fields: tuple[OutcomeField, ...]
+    rule: str | None
 
 
 @dataclass(frozen=True)
