@@ -20,7 +20,7 @@ from typing import Any, ClassVar, overload
 
 from . import ir, syntax
 from .callgraph import MAX_NESTING, build_call_graph, children
-from .checker_sides import passed_arguments
+from .checker_sides import passed_arguments, passed_hint, report_missing
 from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
 from .inputs import coercion_keeps
@@ -848,18 +848,15 @@ class Checker:
                 self.error(arg.pos, f"procedure '{expr.procedure}' has no input '{arg.name}' (inputs: {', '.join(names) or 'none'})")
                 continue
             if not compatible(expected, value_type):
-                passed = f" (passed by `...`: write {arg.name} = ... before it)" if arg.pos is expr.pass_rest else ""
-                self.error(arg.value.pos, f"input '{arg.name}' of '{expr.procedure}' is {expected.describe()}, not {value_type.describe()}{passed}")
+                self.error(arg.value.pos, f"input '{arg.name}' of '{expr.procedure}' is {expected.describe()}, not {value_type.describe()}"
+                                          f"{passed_hint(expr, arg)}")
             elif isinstance(expected, StrType) and isinstance(arg.value, syntax.StrLit):
                 self._check_enum_value(expected, arg.value)
             given.add(arg.name)
             args.append((arg.name, value))
             if spec is not None and coercion_keeps(spec.type, value_type):
                 trusted.add(arg.name)
-        for spec in callee.inputs:
-            if spec.required and spec.name not in given:
-                passing = f": `...` passes only what '{self.procedure.name}' has by that name" if expr.pass_rest else ""
-                self.error(expr.pass_rest or expr.pos, f"resolve {expr.procedure}(...) is missing input '{spec.name}'{passing}")
+        report_missing(expr, callee, self.procedure, given, self.error)
         slot = self._alloc(scope)
         context.hoist.append(ir.CallProcedure(expr.pos, slot, expr.procedure, tuple(args), frozenset(trusted)))
         return ir.Local(expr.pos, f"resolve {expr.procedure}", slot), self.outcome_types.get(expr.procedure, OutcomeType(expr.procedure, ()))

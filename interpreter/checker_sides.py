@@ -37,3 +37,17 @@ def passed_arguments(
         error(where, f"`...` passes nothing: '{callee.name}' has no input or choice left unwritten that '{caller.name}' also has")
     return tuple(passed)
 
+
+
+def passed_hint(call: syntax.Resolve, arg: syntax.Arg) -> str:
+    """What a type error adds when the argument was passed by ``...`` (it stands at the ``...``)."""
+    return f" (passed by `...`: write {arg.name} = ... before it)" if arg.pos is call.pass_rest else ""
+
+
+def report_missing(call: syntax.Resolve, callee: Procedure, caller: Procedure, given: set[str],
+                   error: Callable[[syntax.Pos, str], None]) -> None:
+    """Each required input of ``callee`` the call does not give, at the call (at its ``...``, saying why it passed none)."""
+    passing = f": `...` passes only what '{caller.name}' has by that name" if call.pass_rest else ""
+    for spec in callee.inputs:
+        if spec.required and spec.name not in given:
+            error(call.pass_rest or call.pos, f"resolve {call.procedure}(...) is missing input '{spec.name}'{passing}")

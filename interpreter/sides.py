@@ -48,6 +48,27 @@ def expand_sides(loaded: LoadedYaml, diagnostics: DiagnosticList, limits: LoadLi
     return expansion.doc.freeze()
 
 
+def one_side_named(doc: Document, path: tuple, names: Any, diagnostics: DiagnosticList) -> dict | None:
+    """For a variant that names one side's input (``attacker_orders``) where the base declares it under
+    ``per_side``: the base's block at ``path`` (procedures/P/inputs or choices) expanded in place first,
+    and the new mapping; None, changing nothing, when no name needs it. A change to ``per_side`` itself
+    changes both sides."""
+    if len(path) != 3 or path[0] != "procedures" or path[2] not in SECTIONS:
+        return None
+    entries = _get_mapping(doc.data, path)
+    if entries is None or PER_SIDE not in entries or all(not isinstance(n, str) or n in entries for n in names):
+        return None
+    expansion = _Expansion(doc, diagnostics, DEFAULT_LOAD_LIMITS.max_nodes)
+    expansion.per_side(path[1], path[2])
+    return _get_mapping(doc.data, path)
+
+
+def _get_mapping(data: Any, path: tuple) -> dict | None:
+    for key in path:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else None
+
+
 def _uses_sugar(procedure: Any) -> bool:
     if not isinstance(procedure, dict):
         return False

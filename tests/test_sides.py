@@ -162,3 +162,18 @@ def test_eia_keeps_the_names_of_its_inputs_and_choices():
     battle_round = {s.name for s in eia.model.procedures["battle_round"].inputs}
     own = {"round", "end_contest"} | {f"{side}_{e}" for e in ("sunk", "captured", "retreats") for side in ("attacker", "defender")}
     assert battle_round == columns_act | own
+
+
+def test_a_variant_changes_one_side_of_a_per_side_entry(tmp_path):
+    (tmp_path / "base.yaml").write_text(HEADER.format(name="base") + SIDED, encoding="utf-8")
+    (tmp_path / "variant.yaml").write_text(HEADER.format(name="variant") + textwrap.dedent("""\
+        extends: base.yaml
+        override:
+          procedures:
+            fire:
+              inputs:
+                attacker_target: {default: 4}
+        """), encoding="utf-8")
+    fire = load_ruleset(tmp_path / "variant.yaml").model.procedures["fire"]
+    # the base's per_side block is expanded before the one side is changed: the other side keeps the base's value
+    assert (fire.input("attacker_target").default, fire.input("defender_target").default) == (4, 6)
