@@ -177,3 +177,11 @@ def test_a_variant_changes_one_side_of_a_per_side_entry(tmp_path):
     fire = load_ruleset(tmp_path / "variant.yaml").model.procedures["fire"]
     # the base's per_side block is expanded before the one side is changed: the other side keeps the base's value
     assert (fire.input("attacker_target").default, fire.input("defender_target").default) == (4, 6)
+
+
+def test_the_rulebook_reads_the_call_back_with_its_dots(sided):
+    # the player aid's steps show the call as written, `...` included
+    from interpreter.rulebook import expr_text
+
+    call = sided.model.procedures["battle"].body.statements[0].value
+    assert expr_text(call) == "resolve fire(range = rounds, ...)"
