@@ -18,6 +18,7 @@ document (not in the builder) lets a variant override a ``per_side`` entry like 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
 from typing import Any
 
 from .errors import DiagnosticList
@@ -48,25 +49,38 @@ def expand_sides(loaded: LoadedYaml, diagnostics: DiagnosticList, limits: LoadLi
     return expansion.doc.freeze()
 
 
-def one_side_named(doc: Document, path: tuple, names: Any, diagnostics: DiagnosticList) -> dict | None:
-    """For a variant that names one side's input (``attacker_orders``) where the base declares it under
-    ``per_side``: the base's block at ``path`` (procedures/P/inputs or choices) expanded in place first,
-    and the new mapping; None, changing nothing, when no name needs it. A change to ``per_side`` itself
-    changes both sides."""
-    if len(path) != 3 or path[0] != "procedures" or path[2] not in SECTIONS:
-        return None
-    entries = _get_mapping(doc.data, path)
-    if entries is None or PER_SIDE not in entries or all(not isinstance(n, str) or n in entries for n in names):
-        return None
-    expansion = _Expansion(doc, diagnostics, DEFAULT_LOAD_LIMITS.max_nodes)
-    expansion.per_side(path[1], path[2])
-    return _get_mapping(doc.data, path)
+def for_variant(base: LoadedYaml, variant: LoadedYaml, diagnostics: DiagnosticList) -> LoadedYaml:
+    """``base`` ready for ``variant``: where the variant's ``override:`` or ``remove:`` names one side's input or
+    choice (``attacker_target``) that the base declares under ``per_side``, that block of the base is expanded
+    first, so the change reaches one side and the other keeps the base's value. A change to ``per_side``
+    itself changes both sides; the rest is expanded after the merge (:func:`expand_sides`)."""
+    procedures = base.data.get("procedures") if isinstance(base.data, dict) else None
+    needed = [(name, section) for name, section, names in _variant_names(variant)
+              if isinstance(procedures, dict) and _needs_one_side(procedures.get(name), section, names)]
+    if not needed:
+        return base
+    expansion = _Expansion(Document(base), diagnostics, DEFAULT_LOAD_LIMITS.max_nodes - base.nodes)
+    for name, section in dict.fromkeys(needed):
+        expansion.per_side(name, section)
+    return expansion.doc.freeze()
 
 
-def _get_mapping(data: Any, path: tuple) -> dict | None:
-    for key in path:
-        data = data.get(key) if isinstance(data, dict) else None
-    return data if isinstance(data, dict) else None
+def _variant_names(variant: LoadedYaml) -> Iterator[tuple[str, str, list]]:
+    """(procedure, inputs or choices, the names changed) for each procedure a variant overrides or removes parts of."""
+    data = variant.data if isinstance(variant.data, dict) else {}
+    for action in ("override", "remove"):
+        changes = data.get(action)
+        procedures = changes.get("procedures") if isinstance(changes, dict) else None
+        for name, change in (procedures or {}).items() if isinstance(procedures, dict) else ():
+            for section in SECTIONS:
+                names = change.get(section) if isinstance(change, dict) else None
+                if isinstance(names, (dict, list)):
+                    yield name, section, list(names)
+
+
+def _needs_one_side(procedure: Any, section: str, names: list) -> bool:
+    entries = procedure.get(section) if isinstance(procedure, dict) else None
+    return isinstance(entries, dict) and PER_SIDE in entries and any(isinstance(n, str) and n not in entries for n in names)
 
 
 def _uses_sugar(procedure: Any) -> bool:
