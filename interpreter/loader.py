@@ -169,6 +169,7 @@ class _Loading:
         """One document for the ruleset in ``main``: its includes merged in, its base applied under it."""
         from .merge import apply_variant, include_fragments
         from .schema import validate
+        from .sides import for_variant
 
         diagnostics = DiagnosticList()
         if "extends" not in main.data:
@@ -185,6 +186,7 @@ class _Loading:
         except (OSError, OverLimit) as error:
             raise RulesetError(main.diagnostic(("extends",), f"extends '{_shorten(main.data['extends'])}': {_reason(error)}")) from None
         base = self.assemble(base_main, target, chain)
+        base = for_variant(base, main, diagnostics)  # one side of a per_side input changed: that block expanded first
         merged = apply_variant(base, main, base.data.get("name", display_name(target)), diagnostics)
         diagnostics.raise_if_any()
         problems = validate(merged, limits=self.limits)
