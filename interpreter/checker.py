@@ -201,6 +201,8 @@ class Checker:
             self.outcome_fields[field.name] = (joined, earlier[1], earlier[2])
 
     def _constant_type(self, constant) -> Type:
+        if constant.declared is not None:  # checked against the value at load
+            return constant.declared
         found = type_of_value(constant.value)
         if found is None:
             self.error(constant.pos, f"constant '{constant.name}' mixes values of different types: a list holds items of one type")
