@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, overload
 
-from . import ir, syntax
+from . import ir, rerolls, syntax
 from .callgraph import MAX_NESTING, build_call_graph, children
 from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
@@ -201,9 +201,7 @@ class Checker:
             self.outcome_fields[field.name] = (joined, earlier[1], earlier[2])
 
     def _constant_type(self, constant) -> Type:
-        if constant.declared is not None:  # checked against the value at load
-            return constant.declared
-        found = type_of_value(constant.value)
+        found = constant.declared if constant.declared is not None else type_of_value(constant.value)  # declared: checked at load
         if found is None:
             self.error(constant.pos, f"constant '{constant.name}' mixes values of different types: a list holds items of one type")
             return ANY
@@ -641,6 +639,8 @@ class Checker:
         for arg in expr.args:
             if arg.name is not None:
                 self.error(arg.pos, f"{name}() takes no named arguments{context.where}")
+        if name == "reroll":  # a roll with faces to roll again (interpreter/rerolls.py)
+            return rerolls.check_reroll(self, expr, scope, context)
         if function.rolls:
             arity = function.arity[0]
             if len(expr.args) != arity:
