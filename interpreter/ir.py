@@ -417,3 +417,19 @@ def walk(*nodes: Any) -> Iterator[Any]:
                 stack.extend(block.statements)
         else:
             stack.extend(sub_expressions(node))
+
+
+def literal_ints(faces: Expr) -> tuple | None:
+    """The numbers of a list or range written with literal numbers (``[1, 2]``, ``1 .. 2``), else None.
+
+    ``reroll``'s faces: checked at load when written out (interpreter/rerolls.py), so compiled plays take them as a
+    constant (engine/play.py).  Here, not in rerolls.py, so that running compiled code never imports the syntax tree.
+    """
+    if isinstance(faces, ListOf):
+        items = [item.value for item in faces.items if isinstance(item, Const)]
+        return tuple(items) if len(items) == len(faces.items) else None
+    if isinstance(faces, Range) and isinstance(faces.low, Const) and isinstance(faces.high, Const):
+        low, high = faces.low.value, faces.high.value
+        if type(low) is int and type(high) is int and high - low < 10_000:
+            return tuple(range(low, high + 1))
+    return None

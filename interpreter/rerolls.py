@@ -75,23 +75,10 @@ def _plain_roll(checker: Any, roll: syntax.Expr) -> tuple[str, syntax.Expr, synt
 
 def _check_known_faces(checker: Any, source: syntax.Expr, faces: ir.Expr, sides: ir.Expr, once: bool) -> None:
     """Faces off the die, or every face rolled again until none is left, refused at load when both are written out."""
-    known = literal_faces(faces)
+    known = ir.literal_ints(faces)
     if known is None or type(sides) is not ir.Const or type(sides.value) is not int or sides.value < 1:
         return
     try:
         rerolled_faces(known, sides.value, once, source.pos)
     except RuleViolation as error:
         checker.error(source.pos, error.diagnostics[0].message)
-
-
-def literal_faces(faces: ir.Expr) -> tuple | None:
-    """The faces of a list or range written with literal numbers (``[1, 2]``, ``1 .. 2``), else None: checked at
-    load (with literal sides), so compiled plays may take them as a constant (engine/play.py)."""
-    if isinstance(faces, ir.ListOf):
-        items = [item.value for item in faces.items if isinstance(item, ir.Const)]
-        return tuple(items) if len(items) == len(faces.items) else None
-    if isinstance(faces, ir.Range) and isinstance(faces.low, ir.Const) and isinstance(faces.high, ir.Const):
-        low, high = faces.low.value, faces.high.value
-        if type(low) is int and type(high) is int and high - low < 10_000:
-            return tuple(range(low, high + 1))
-    return None

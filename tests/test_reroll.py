@@ -235,3 +235,10 @@ def test_weighted_distributions_against_enumeration():
             expected_pool[key] = expected_pool.get(key, 0) + ways
         assert weighted_sum_distribution(count, weights) == expected_sum
         assert weighted_pool_distribution(count, weights) == expected_pool
+
+
+def test_a_player_aid_reads_a_reroll_as_a_roll(rules):
+    from interpreter.rulebook import steps
+
+    (first, _) = steps(rules.procedures["ones_once"].body)
+    assert (first.kind, first.parts["name"], first.parts["expr"]) == ("roll", "d", "reroll(1d6, [1])")

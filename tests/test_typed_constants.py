@@ -225,3 +225,19 @@ def test_examples_outside_the_bounds_fail_at_their_yaml_lines(tmp_path, capsys):
     assert "t.yaml:26:30: input 'fleet' may hold at most 2 items, not 3" in err
     assert "t.yaml:30:30: input 'fleet' must hold at least 1 item, not 0" in err
     assert "t.yaml:34:30: input 'fleet'[0].gun must be at most 6, not 7" in err
+
+
+def test_a_type_only_a_constant_uses_is_used(tmp_path):
+    from interpreter.lint import lint
+
+    extra = """\
+types:
+  die_roll: {type: int, min: 1, max: 6}
+  spare: {type: int, min: 1, max: 6}
+constants:
+  lucky: {value: 6, type: die_roll, rule: "r"}
+"""
+    model = load_text(tmp_path, ruleset_text({"p": procedure("outcome done(face = lucky)")}, extra))
+    unused = [d.message for d in lint(model) if "never used" in d.message]
+    # die_roll types the constant; spare types nothing
+    assert unused == ["warning: type 'spare' is never used"]

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from .. import ir
 from ..limits import STATEMENT_WORK
-from ..rerolls import literal_faces
 from .calls import direct_call_inputs
 from .expressions import Expressions
 from .facts import MAX_INLINE_IFS
@@ -189,7 +188,7 @@ class PlayWriter(NodeVisitor):
             counted = w.temp("c")
             w.line(f"{counted} = rt.counted_faces({e(s.faces)}, {sides}, {pos})")
         face = w.temp("x")
-        literal = literal_faces(s.reroll) if type(s.sides) is ir.Const else None
+        literal = ir.literal_ints(s.reroll) if type(s.sides) is ir.Const else None
         if literal is not None:  # faces and sides written out: checked at load (rerolls.py), one set for every play
             again = self.c.module.ref(frozenset(literal), "rr")
         else:
