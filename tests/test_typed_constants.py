@@ -241,3 +241,15 @@ constants:
     unused = [d.message for d in lint(model) if "never used" in d.message]
     # die_roll types the constant; spare types nothing
     assert unused == ["warning: type 'spare' is never used"]
+
+
+def test_what_if_holds_a_typed_constant_to_its_type(tmp_path, capsys):
+    from interpreter.cli import main
+
+    path = tmp_path / "r.yaml"
+    path.write_text(ruleset_text({"p": ROUNDS}, CONSTANT.format(value=20, type="{type: int, min: 0}")), encoding="utf-8")
+    assert main(["odds", str(path), "p", "--what-if", "max_rounds=-1"]) == 2
+    assert "max_rounds: the value must be at least 0, not -1" in capsys.readouterr().err
+    # within the type: rounds 20 -> 5, certainly
+    assert main(["odds", str(path), "p", "--what-if", "max_rounds=5"]) == 0
+    assert "rounds = 5" in capsys.readouterr().out
