@@ -12,6 +12,7 @@ for j dice among N showing one of k faces.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from math import comb, factorial
 
 from .errors import RuleViolation
@@ -115,18 +116,19 @@ def reroll_face_weights(sides: int, rerolled: frozenset, once: bool) -> tuple[tu
     return tuple(0 if face in rerolled else 1 for face in range(1, sides + 1)), sides - r
 
 
-def weighted_sum_distribution(count: int, weights: tuple[int, ...]) -> dict[int, int]:
+def weighted_sum_distribution(count: int, weights: tuple[int, ...], each_die: Callable[[], None] | None = None) -> dict[int, int]:
     """Ways (out of sum(weights) ** count) of each total of ``count`` dice whose face f has weight weights[f - 1].
 
     The generating polynomial (w1 + w2 x + ... + wS x^(S-1)) ** count as one big integer power when it fits, as
-    runtime.dice_distribution does for plain dice; otherwise one die at a time.
+    runtime.dice_distribution does for plain dice; otherwise one die at a time, calling ``each_die`` after each (a
+    look at the clock: with the work budget lifted, a thousand d100s would otherwise run past any timeout).
     """
     sides, total = len(weights), sum(weights)
     if count == 0:
         return {0: 1}
     totals = count * (sides - 1) + 1
-    width = (total**count).bit_length() // 8 + 1
-    if totals * width * 8 <= 1 << 22:
+    width = _packed_width(count, total)
+    if totals * width * 8 <= PACKED_BITS:
         base = 1 << (width * 8)
         one = sum(weight * base**power for power, weight in enumerate(weights))
         packed = (one**count).to_bytes(totals * width, "little")
@@ -140,7 +142,28 @@ def weighted_sum_distribution(count: int, weights: tuple[int, ...]) -> dict[int,
                 if weight:
                     step[so_far + face] = step.get(so_far + face, 0) + times * weight
         ways = step
+        if each_die is not None:
+            each_die()
     return ways
+
+
+# the largest generating polynomial worked out as one integer power, in bits (as runtime.dice_distribution)
+PACKED_BITS = 1 << 22
+
+
+def _packed_width(count: int, total: int) -> int:
+    """Bytes a coefficient of the packed polynomial takes: each is below total ** count, with room to spare."""
+    return (total**count).bit_length() // 8 + 1
+
+
+def weighted_sum_work(count: int, weights: tuple[int, ...], plain_work: int) -> int:
+    """Work units :func:`weighted_sum_distribution` costs: the plain roll's (``plain_work``) when the polynomial
+    fits one integer power, else that times the faces that can show, for it adds every face to every total so
+    far, die by die (100 d100s re-rolled once: 5 million steps, refused by the default budget, not left to run)."""
+    totals = count * (len(weights) - 1) + 1
+    if count == 0 or totals * _packed_width(count, sum(weights)) * 8 <= PACKED_BITS:
+        return plain_work
+    return plain_work * sum(1 for weight in weights if weight)
 
 
 def weighted_pool_distribution(count: int, weights: tuple[int, ...]) -> dict[tuple, int]:

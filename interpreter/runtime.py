@@ -285,8 +285,8 @@ class Run:
             weights, total = pools.reroll_face_weights(sides, redo, once)
             ways: dict
             if kind == "sum":
-                self.budget.charge(sides + dice_work(count, sides), pos)
-                ways = pools.weighted_sum_distribution(count, weights)
+                self.budget.charge(sides + pools.weighted_sum_work(count, weights, dice_work(count, sides)), pos)
+                ways = pools.weighted_sum_distribution(count, weights, lambda: self.budget.check_clock(pos))
             elif kind == "pool":
                 pools.check_pool(count, sides, pos, self.limits)
                 self.budget.charge(sides + pools.pool_work(count, sides), pos)

@@ -242,3 +242,17 @@ def test_a_player_aid_reads_a_reroll_as_a_roll(rules):
 
     (first, _) = steps(rules.procedures["ones_once"].body)
     assert (first.kind, first.parts["name"], first.parts["expr"]) == ("roll", "d", "reroll(1d6, [1])")
+
+
+def test_the_die_by_die_sum_agrees_with_the_packed_power_and_costs_a_unit_a_face(monkeypatch):
+    from interpreter import pools
+
+    weights = (1, 7, 7, 7, 7, 7)  # a d6 re-rolling 1s once
+    packed = weighted_sum_distribution(5, weights)
+    assert pools.weighted_sum_work(5, weights, 100) == 100  # fits one integer power: the plain roll's work
+    monkeypatch.setattr(pools, "PACKED_BITS", 0)  # no polynomial fits: die by die
+    ticks = []
+    assert weighted_sum_distribution(5, weights, lambda: ticks.append(1)) == packed
+    assert len(ticks) == 5  # the clock looked at after each die
+    assert pools.weighted_sum_work(5, weights, 100) == 600  # six faces can show: six units for each of the plain roll's
+    assert pools.weighted_sum_work(5, reroll_face_weights(6, frozenset({1, 2}), False)[0], 100) == 400  # four can
