@@ -144,8 +144,8 @@ class Builder:
         self._check_section_names(sections)
         self._check_note_names(note_names, sections)
         self._spend_procedure_tokens(sections)
+        self._build_records(sections["types"])  # first: a typed constant may name a type
         constants = {name: self._constant(name, item) for name, item in sections["constants"].items()}
-        self._build_records(sections["types"])
         tables = {}
         for name, item in sections["tables"].items():
             table = self._table(name, item)
@@ -258,10 +258,21 @@ class Builder:
     # ---- constants and types ------------------------------------------------------
 
     def _constant(self, name: str, item: Located) -> Constant:
+        """A constant; one that declares ``type:`` has its value checked against it here, at the value's line.
+
+        The check is what makes a constant safe to change in a variant: ``max_rounds: {value: "20"}`` or -1
+        under ``override:`` is refused where it is written, not read as text or as a negative count later.
+        """
         value = item.data["value"]
         if isinstance(value, list):
             value = tuple(value)
-        return Constant(name, value, item.data["rule"], item.data.get("description", ""), pos_of(item.doc, item.path, at_key=True))
+        declared = None
+        if "type" in item.data:
+            declared = self.type_from_spec(item.data["type"], item.doc, item.path + ("type",))
+            if declared is not ANY:
+                value = self._coerce_at(item.data["value"], declared, item.doc, item.path + ("value",), f"constant '{name}'")
+        pos = pos_of(item.doc, item.path, at_key=True)
+        return Constant(name, value, item.data["rule"], item.data.get("description", ""), pos, declared)
 
     def _build_records(self, types: dict[str, Located]) -> None:
         pending = dict(types)

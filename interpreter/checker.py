@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, overload
 
 from . import checker_records as records
-from . import ir, syntax
+from . import ir, rerolls, syntax
 from .callgraph import MAX_NESTING, build_call_graph, children
 from .checker_scope import Context as _Context
 from .checker_scope import Scope as _Scope
@@ -162,7 +162,7 @@ class Checker:
             self.outcome_fields[field.name] = (joined, earlier[1], earlier[2])
 
     def _constant_type(self, constant) -> Type:
-        found = type_of_value(constant.value)
+        found = constant.declared if constant.declared is not None else type_of_value(constant.value)  # declared: checked at load
         if found is None:
             self.error(constant.pos, f"constant '{constant.name}' mixes values of different types: a list holds items of one type")
             return ANY
@@ -601,6 +601,8 @@ class Checker:
         for arg in expr.args:
             if arg.name is not None:
                 self.error(arg.pos, f"{name}() takes no named arguments{context.where}")
+        if name == "reroll":  # a roll with faces to roll again (interpreter/rerolls.py)
+            return rerolls.check_reroll(self, expr, scope, context)
         if function.rolls:
             arity = function.arity[0]
             if len(expr.args) != arity:

@@ -374,7 +374,8 @@ def what_if(ruleset: CompiledRuleset, changes: list[str]) -> CompiledRuleset:
                 known = ", ".join(sorted(constants)) or "none"
                 raise WhatIfError(f"no constant '{name}' (constants: {known})", match.start(1))
             constant = constants[name]
-            kind = type_of_value(constant.value)
+            # a typed constant holds a what-if to its declared type (a count at least 0), as it holds a variant
+            kind = constant.declared if constant.declared is not None else type_of_value(constant.value)
             if kind is None:  # a list mixing types: ANY, which (like every list) has no command-line spelling
                 kind = ANY
             try:
@@ -383,6 +384,6 @@ def what_if(ruleset: CompiledRuleset, changes: list[str]) -> CompiledRuleset:
                 value = coerce(value, kind, "the value")
             except CoercionError as error:
                 raise WhatIfError(f"{name}: {error.message}", value_offset) from None
-            constants[name] = Constant(name, value, "--what-if (command line)", constant.description, constant.pos)
+            constants[name] = Constant(name, value, "--what-if (command line)", constant.description, constant.pos, constant.declared)
     changed = dataclasses.replace(ruleset.model, constants=frozen_mapping(constants), modifiers=frozen_mapping(modifiers))
     return compile_model(changed)

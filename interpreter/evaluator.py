@@ -238,6 +238,10 @@ class Executor:
             sides = evaluate(statement.sides, env, frame)
             if not self.exact:
                 per_state.append((env, weight, ((self._draw(statement, count, sides, env, frame), 1),), 1))
+            elif statement.reroll is not None:
+                counted = evaluate(_faces(statement), env, frame) if kind == "successes" else None
+                rerolled = evaluate(statement.reroll, env, frame)
+                per_state.append((env, weight, *rt.rerolled(kind, count, sides, counted, rerolled, statement.reroll_once, pos)))
             elif kind == "sum":
                 per_state.append((env, weight, *rt.dice(count, sides, pos)))
             elif kind == "pool":
@@ -256,8 +260,14 @@ class Executor:
         dice = self.dice
         if dice is None:  # pragma: no cover - exact odds take every face (_roll)
             raise AssertionError("a play without dice")
-        faces = [dice.roll(sides) for _ in range(count)]
+        rerolling = None if statement.reroll is None else self.eval(statement.reroll, env, frame)
+        if rerolling is None:
+            faces = [dice.roll(sides) for _ in range(count)]
+        else:
+            faces = rt.rerolled_draw(dice.roll, count, sides, rerolling, statement.reroll_once, pos)
         rolled = {"form": kind, "count": count, "sides": sides, "text": statement.text, "faces": faces}
+        if rerolling is not None:  # the trace says which faces were rolled again, and how often (trace_events._dice_label)
+            rolled.update(rerolling=tuple(sorted(set(rerolling))), once=statement.reroll_once)
         value: Any
         if kind == "pool":
             value = tuple(sorted(faces, reverse=True))

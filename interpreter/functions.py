@@ -305,6 +305,8 @@ FUNCTIONS: dict[str, Function] = {
         Function("dice", "dice(count, faces)", (2, 2), True, _rule_dice, None),
         Function("pool", "pool(count, faces)", (2, 2), True, _rule_dice, None),
         Function("successes", "successes(count, faces, counted_faces)", (3, 3), True, _rule_dice, None),
+        # checked by interpreter/rerolls.py: its first argument is a roll, its third a word
+        Function("reroll", "reroll(roll, faces) or reroll(roll, faces, once | until_none)", (2, 3), True, _rule_dice, None),
         Function("highest", "highest(list, k)", (2, 2), False, _rule_keep, _keep("highest", True)),
         Function("lowest", "lowest(list, k)", (2, 2), False, _rule_keep, _keep("lowest", False)),
         Function("ceil_div", "ceil_div(a, b)", (2, 2), False, _rule_two_numbers, _ceil_div),

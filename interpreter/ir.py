@@ -203,7 +203,9 @@ class Roll(NamedTuple):
     ``kind`` says what the slot receives: "sum" the total (``2d6``,
     ``dice(n, s)``); "pool" the faces, highest first (``pool(n, s)``);
     "successes" how many dice show a face in the list ``faces``
-    (``successes(n, s, faces)``).
+    (``successes(n, s, faces)``).  ``reroll``: each die showing a face in
+    that list is rolled again (``reroll(2d6, [1])``), once, or until it
+    shows another face when ``reroll_once`` is false.
     """
 
     pos: Pos
@@ -214,6 +216,8 @@ class Roll(NamedTuple):
     text: str
     kind: str = "sum"
     faces: Expr | None = None  # successes: the faces that count
+    reroll: Expr | None = None  # the faces each die is rolled again on; None: no re-roll
+    reroll_once: bool = True  # False: again and again, until the die shows another face
 
 
 class CallProcedure(NamedTuple):
@@ -351,7 +355,7 @@ _SUB_EXPRESSIONS: dict[type, Callable[[Any], tuple]] = {
 
 _STATEMENT_EXPRESSIONS: dict[type, Callable[[Any], tuple]] = {
     Assign: lambda s: (s.value,),
-    Roll: lambda s: (s.count, s.sides) if s.faces is None else (s.count, s.sides, s.faces),
+    Roll: lambda s: tuple(part for part in (s.count, s.sides, s.faces, s.reroll) if part is not None),
     CallProcedure: lambda s: tuple(value for _, value in s.args),
     If: lambda s: tuple(condition for condition, _ in s.branches),
     ForLoop: lambda s: (s.iterable,),
@@ -413,3 +417,19 @@ def walk(*nodes: Any) -> Iterator[Any]:
                 stack.extend(block.statements)
         else:
             stack.extend(sub_expressions(node))
+
+
+def literal_ints(faces: Expr) -> tuple | None:
+    """The numbers of a list or range written with literal numbers (``[1, 2]``, ``1 .. 2``), else None.
+
+    ``reroll``'s faces: checked at load when written out (interpreter/rerolls.py), so compiled plays take them as a
+    constant (engine/play.py).  Here, not in rerolls.py, so that running compiled code never imports the syntax tree.
+    """
+    if isinstance(faces, ListOf):
+        items = [item.value for item in faces.items if isinstance(item, Const)]
+        return tuple(items) if len(items) == len(faces.items) else None
+    if isinstance(faces, Range) and isinstance(faces.low, Const) and isinstance(faces.high, Const):
+        low, high = faces.low.value, faces.high.value
+        if type(low) is int and type(high) is int and high - low < 10_000:
+            return tuple(range(low, high + 1))
+    return None

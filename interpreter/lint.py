@@ -343,9 +343,10 @@ def _walk(expr: syntax.Expr) -> Iterator[syntax.Expr]:
 
 
 def _types_reached(model: Ruleset) -> set[int]:
-    """The identities of every type a procedure's inputs reach, through lists and record fields."""
+    """The identities of every type a procedure's inputs or a typed constant reach, through lists and record fields."""
     reached: set[int] = set()
     stack: list[Type] = [spec.type for procedure in model.procedures.values() for spec in procedure.inputs]
+    stack.extend(constant.declared for constant in model.constants.values() if constant.declared is not None)
     while stack:
         current = stack.pop()
         if id(current) in reached:

@@ -122,7 +122,7 @@ class Step:
 
 
 def _let_kind(value: syntax.Expr) -> str:
-    if isinstance(value, syntax.Dice) or (isinstance(value, syntax.Call) and value.function == "dice"):
+    if isinstance(value, syntax.Dice) or (isinstance(value, syntax.Call) and value.function in ("dice", "reroll")):
         return "roll"
     if isinstance(value, syntax.Binary) and any(isinstance(side, syntax.Dice) for side in (value.left, value.right)):
         return "roll"

@@ -46,6 +46,9 @@ class Constant:
     rule: str
     description: str
     pos: syntax.Pos
+    # The type declared under ``type:``, which the value was checked against at load (a variant's value too);
+    # None: the type is read from the value, as before typed constants.
+    declared: Type | None = None
 
 
 @dataclass(frozen=True)

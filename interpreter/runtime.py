@@ -268,6 +268,59 @@ class Run:
     def counted_faces(self, faces: tuple, sides: int, pos) -> frozenset:
         return pools.counted_faces(faces, sides, pos)
 
+    def rerolled(self, kind: str, count: Any, sides: Any, counted: Any, rerolled: Any, once: bool, pos) -> tuple[tuple, int]:
+        """((value, ways), ...) of a roll whose dice are each rolled again on the faces ``rerolled`` (once, or until
+        another face shows), and the common total: the plain roll counted with each face weighted by its chance on
+        one re-rolled die (pools.reroll_face_weights), never as nested rolls.  ``kind`` as for ir.Roll; ``counted``:
+        the faces a successes roll counts (None for the others), checked first, as the plain roll checks them."""
+        self.check_dice(count, sides, pos, kind == "sum")
+        hits = pools.counted_faces(counted, sides, pos) if kind == "successes" else frozenset()
+        redo = pools.rerolled_faces(rerolled, sides, once, pos)
+        key = ("reroll", kind, count, sides, redo, once, hits)
+        memo = self.dice_memo
+        if memo is None:
+            memo = self.dice_memo = {}
+        found = memo.get(key)
+        if found is None:
+            weights, total = pools.reroll_face_weights(sides, redo, once)
+            ways: dict
+            if kind == "sum":
+                self.budget.charge(sides + pools.weighted_sum_work(count, weights, dice_work(count, sides)), pos)
+                ways = pools.weighted_sum_distribution(count, weights, lambda: self.budget.check_clock(pos))
+            elif kind == "pool":
+                pools.check_pool(count, sides, pos, self.limits)
+                self.budget.charge(sides + pools.pool_work(count, sides), pos)
+                ways = pools.weighted_pool_distribution(count, weights)
+            else:
+                self.budget.charge(sides + pools.successes_work(count, total), pos)
+                ways = pools.successes_distribution(count, total, sum(weights[face - 1] for face in hits))
+            found = memo[key] = (tuple(ways.items()), total**count)
+        return found
+
+    def rerolled_draw(self, roll_die: Callable[[int], int], count: int, sides: int, rerolled: Any, once: bool, pos) -> list[int]:
+        """One play's faces of ``count`` dice re-rolled on ``rerolled``, drawn from ``roll_die`` (a dice source's
+        ``roll``); a die's re-roll is drawn right after it, the order scripted dice are read in.  Until none is
+        left, each draw past a die's first two is a unit of the play's work, charged die by die: a d1000 re-rolled
+        on 999 faces takes 1,000 draws on average, and the work budget, not luck, bounds a play."""
+        redo = pools.rerolled_faces(rerolled, sides, once, pos)
+        faces = []
+        for _ in range(count):
+            face = roll_die(sides)
+            if face in redo:
+                face = roll_die(sides)
+                extra = 0
+                while not once and face in redo:
+                    extra += 1
+                    face = roll_die(sides)
+                if extra:
+                    self.budget.charge_items(extra, pos)
+            faces.append(face)
+        return faces
+
+    def rerolled_faces(self, rerolled: Any, sides: int, once: bool, pos) -> frozenset:
+        """The faces a compiled play rolls a die again on, checked as :meth:`rerolled_draw` checks them."""
+        return pools.rerolled_faces(rerolled, sides, once, pos)
+
     # ---- procedures -----------------------------------------------------------------
 
     def _call_memo(self) -> dict:

@@ -96,6 +96,14 @@ def public_fields(event: TraceEvent) -> dict[str, Any]:
 
 
 def _dice_label(data: dict) -> str:
+    label = _plain_dice_label(data)
+    if "rerolling" in data:  # reroll(...): the faces each die was rolled again on
+        faces = ", ".join(map(str, data["rerolling"]))
+        return f"{label} re-rolling {faces} {'once' if data['once'] else 'until none is left'}"
+    return label
+
+
+def _plain_dice_label(data: dict) -> str:
     count, sides = data["count"], data["sides"]
     if data["form"] == "pool":
         return f"pool({count}, {sides})"

@@ -197,7 +197,10 @@ def _typed(draw, kind: str, depth: int, ints: list[str]) -> str:
 
 
 ROLLS = ["1d6", "2d6", "d3", "1d2", "dice(2, 3)", "0d6", "dice(min(max(n, 0), 3), 2)",
-         "successes(3, 4, [1, 4])", "sum(highest(pool(3, 3), 2))", "count(pool(min(max(n, 0), 2), 3))", "successes(2, 2, xs)"]
+         "successes(3, 4, [1, 4])", "sum(highest(pool(3, 3), 2))", "count(pool(min(max(n, 0), 2), 3))", "successes(2, 2, xs)",
+         # re-rolls: faces from xs may be off the die, or every face until none: both back ends must refuse alike
+         "reroll(1d6, [1])", "reroll(2d3, [1, 2], until_none)", "reroll(successes(2, 4, [4]), xs)",
+         "sum(reroll(pool(min(max(n, 0), 2), 3), [3], once))", "reroll(dice(min(max(n, 0), 2), 2), xs, until_none)"]
 
 
 @st.composite

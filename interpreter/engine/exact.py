@@ -60,6 +60,8 @@ def small_literal_roll(statement: ir.Roll) -> bool:
     """A roll of literal dice small enough to count when the ruleset loads (its faces become a constant)."""
     if statement.kind != "sum" or type(statement.count) is not ir.Const or type(statement.sides) is not ir.Const:
         return False
+    if statement.reroll is not None:  # weighted faces: counted at run time (ExactCompound.visit_Roll)
+        return False
     count, sides = statement.count.value, statement.sides.value
     return type(count) is int and type(sides) is int and 0 <= count <= 100 and 1 <= sides <= 1000 and count * (sides - 1) + 1 <= 1000
 

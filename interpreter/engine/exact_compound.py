@@ -147,6 +147,10 @@ class ExactCompound(NodeVisitor):
 
         def values(w: CodeWriter, expressions: Expressions) -> None:
             count, sides = expressions(s.count), expressions(s.sides)
+            if s.reroll is not None:  # each face weighted by its chance on a re-rolled die (rt.rerolled)
+                counted = expressions(s.faces) if s.kind == "successes" else "None"
+                w.line(f"vals, T = rt.rerolled({s.kind!r}, {count}, {sides}, {counted}, {expressions(s.reroll)}, {s.reroll_once!r}, {self.c.pos(s)})")
+                return
             faces = f", {expressions(s.faces)}" if s.kind == "successes" else ""
             w.line(f"vals, T = {how}({count}, {sides}{faces}, {self.c.pos(s)})")
 

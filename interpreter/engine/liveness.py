@@ -55,7 +55,7 @@ class Liveness(NodeVisitor):
         return (out - {s.slot}) | self.uses(s.value)
 
     def visit_Roll(self, s: ir.Roll, out: Slots, brk: Slots) -> Slots:
-        return (out - {s.slot}) | self.uses(s.count) | self.uses(s.sides) | self.uses(s.faces)
+        return (out - {s.slot}) | self.uses(s.count) | self.uses(s.sides) | self.uses(s.faces) | self.uses(s.reroll)
 
     def visit_CallProcedure(self, s: ir.CallProcedure, out: Slots, brk: Slots) -> Slots:
         used = NOTHING.union(*(self.uses(value) for _, value in s.args)) if s.args else NOTHING

@@ -147,7 +147,9 @@ class PlayWriter(NodeVisitor):
     # ---- dice
 
     def visit_Roll(self, s: ir.Roll, loops: int) -> bool:
-        if s.kind != "sum":
+        if s.reroll is not None:
+            self._rerolled(s)
+        elif s.kind != "sum":
             self._pool_or_successes(s)
         elif type(s.count) is ir.Const and type(s.sides) is ir.Const and type(s.count.value) is int and type(s.sides.value) is int \
                 and 0 <= s.count.value <= 4 and s.sides.value >= 1:
@@ -172,6 +174,47 @@ class PlayWriter(NodeVisitor):
         w.line(f"{target} = 0")
         with w.block(f"for _ in range({count}):"):
             w.line(f"if {draw} in {counted}: {target} += 1")
+
+    def _rerolled(self, s: ir.Roll) -> None:
+        """Dice re-rolled on some faces, drawn in turn as ``Run.rerolled_draw`` draws them for the evaluator (each
+        die's re-roll right after it; until none is left, a unit of work a die for its draws past the second),
+        and summed, kept as a pool or counted as they come."""
+        w, e, pos, target = self.w, self.expressions, self.c.pos(s), f"v{s.slot}"
+        if s.reroll is None:  # pragma: no cover - visit_Roll sends only re-rolled rolls here
+            raise AssertionError(f"a roll without a re-roll at {s.pos}")
+        count, sides = self._checked_dice(s, pos)
+        counted = ""
+        if s.kind == "successes":
+            counted = w.temp("c")
+            w.line(f"{counted} = rt.counted_faces({e(s.faces)}, {sides}, {pos})")
+        face = w.temp("x")
+        literal = ir.literal_ints(s.reroll) if type(s.sides) is ir.Const else None
+        if literal is not None:  # faces and sides written out: checked at load (rerolls.py), one set for every play
+            again = self.c.module.ref(frozenset(literal), "rr")
+        else:
+            again = w.temp("rr")
+            w.line(f"{again} = rt.rerolled_faces({e(s.reroll)}, {sides}, {s.reroll_once!r}, {pos})")
+        w.line(f"{target} = {'[]' if s.kind == 'pool' else '0'}")
+        draw = self._draw(sides)
+        with w.block(f"for _ in range({count}):"):
+            w.line(f"{face} = {draw}")
+            with w.block(f"if {face} in {again}:"):
+                w.line(f"{face} = {draw}")
+                if not s.reroll_once:
+                    extra = w.temp("e")
+                    w.line(f"{extra} = 0")
+                    with w.block(f"while {face} in {again}:"):
+                        w.line(f"{extra} += 1")
+                        w.line(f"{face} = {draw}")
+                    w.line(f"if {extra}: {self.c.budget(w)}.charge_items({extra}, {pos})")
+            if s.kind == "pool":
+                w.line(f"{target}.append({face})")
+            elif s.kind == "successes":
+                w.line(f"if {face} in {counted}: {target} += 1")
+            else:
+                w.line(f"{target} += {face}")
+        if s.kind == "pool":
+            w.line(f"{target} = tuple_(sorted({target}, reverse=True))")
 
     def _few_literal_dice(self, s: ir.Roll, count: int, sides: int) -> None:
         """Up to four literal dice: one expression, whether the limits allow them known once per call."""
