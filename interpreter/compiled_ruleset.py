@@ -37,7 +37,7 @@ def _model_parts(*names: str) -> tuple[Any, ...]:
 class CompiledRuleset:
     """A ruleset ready to run: ``model``, ``compiled`` (checked procedures) and their generated code."""
 
-    __slots__ = ("_code", "_illustrative", "_lock", "_plans", "_readings", "compiled", "exact_results", "model", "name")
+    __slots__ = ("_code", "_illustrative", "_lock", "_plans", "_read_inputs", "_readings", "compiled", "exact_results", "model", "name")
     model: Ruleset
     name: str
     compiled: Mapping[str, ir.CheckedProcedure]
@@ -46,6 +46,7 @@ class CompiledRuleset:
     _illustrative: dict[str, tuple[str, ...]]
     _readings: dict[str, tuple[str, ...]]
     _plans: dict[str, InputPlan]
+    _read_inputs: dict[str, tuple[int, ...] | None]
     _lock: threading.Lock
 
     def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure], illustrative: Mapping[str, tuple[str, ...]] | None = None,
@@ -57,6 +58,7 @@ class CompiledRuleset:
         object.__setattr__(self, "_illustrative", dict(illustrative or {}))  # worked out when first asked (or given)
         object.__setattr__(self, "_readings", dict(readings or {}))  # the same
         object.__setattr__(self, "_plans", {})
+        object.__setattr__(self, "_read_inputs", {})
         object.__setattr__(self, "_lock", threading.Lock())
         # The exact outcomes of procedures resolved inside others, kept from one call to the next
         # (runtime.Run.call_exact): a battle's round is the same in every battle.  Keyed by the
@@ -111,6 +113,25 @@ class CompiledRuleset:
         if plan is None:
             plan = self._plans[name] = input_plan(self.compiled[name])
         return plan
+
+    def read_inputs(self, name: str) -> tuple[int, ...] | None:
+        """The places in procedure ``name``'s inputs tuple (inputs, then choices) that its body reads, or
+        None when it reads them all; worked out once.
+
+        A resolved call's exact result depends on these alone, so the memo of resolved calls
+        (runtime.Run) keys it by them: calls that differ only in an input the callee never reads
+        share one result instead of each working it out again.
+        """
+        try:
+            return self._read_inputs[name]
+        except KeyError:
+            pass
+        procedure = self.compiled[name]
+        read = {node.name for node in ir.walk(*procedure.body.statements) if type(node) is ir.InputRef}
+        names = [spec.name for spec in procedure.inputs] + [choice.name for choice in procedure.choices]
+        places = tuple(place for place, input_name in enumerate(names) if input_name in read)
+        found = self._read_inputs[name] = None if len(places) == len(names) else places
+        return found
 
     # ---- the model, read through: ruleset.tables is ruleset.model.tables ----------------
 
