@@ -115,23 +115,15 @@ class CompiledRuleset:
         return plan
 
     def read_inputs(self, name: str) -> tuple[int, ...] | None:
-        """The places in procedure ``name``'s inputs tuple (inputs, then choices) that its body reads, or
-        None when it reads them all; worked out once.
-
-        A resolved call's exact result depends on these alone, so the memo of resolved calls
-        (runtime.Run) keys it by them: calls that differ only in an input the callee never reads
-        share one result instead of each working it out again.
-        """
+        """The places in procedure ``name``'s inputs tuple that its body reads, None when all
+        (engine.facts.read_input_places), worked out once: the keys of its exact results in the memo."""
         try:
             return self._read_inputs[name]
         except KeyError:
-            pass
-        procedure = self.compiled[name]
-        read = {node.name for node in ir.walk(*procedure.body.statements) if type(node) is ir.InputRef}
-        names = [spec.name for spec in procedure.inputs] + [choice.name for choice in procedure.choices]
-        places = tuple(place for place, input_name in enumerate(names) if input_name in read)
-        found = self._read_inputs[name] = None if len(places) == len(names) else places
-        return found
+            from .engine.facts import read_input_places
+
+            found = self._read_inputs[name] = read_input_places(self.compiled[name])
+            return found
 
     # ---- the model, read through: ruleset.tables is ruleset.model.tables ----------------
 

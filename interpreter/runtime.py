@@ -310,15 +310,24 @@ class Run:
         """:meth:`call_exact` with the callee's inputs tuple built and checked at the call.
 
         Remembered in the same memo, under a key of its own shape (five parts, the inputs as a tuple in
-        the callee's order), so it never meets a key of call_exact's.  Both keys hold only the inputs
-        the callee reads (:meth:`_read_inputs`).
+        the callee's order), so it never meets a key of call_exact's.  A callee that leaves some
+        inputs unread is called through :meth:`call_exact_read` instead.
         """
         choices = self.choices_key
         if choices is None:
             choices = self.choices_key = tuple(sorted(self.choices.items()))
-        read = self._read_inputs(name)
-        keyed = values if read is None else tuple([values[place] for place in read])
-        return self._remembered((name, keyed, choices, self.limits, "tuple"), name, values, depth)
+        return self._remembered((name, values, choices, self.limits, "tuple"), name, values, depth)
+
+    def call_exact_read(self, name: str, values: tuple, read: tuple, depth: int) -> tuple[tuple, int]:
+        """:meth:`call_exact_direct` for a callee that reads only some of its inputs: remembered by
+        ``read``, those inputs alone (engine.facts.read_input_places), so that calls differing in
+        the others share one entry.  The key has call_exact_direct's shape; its tuple is shorter
+        than the callee's inputs, so it never meets one of that method's keys.
+        """
+        choices = self.choices_key
+        if choices is None:
+            choices = self.choices_key = tuple(sorted(self.choices.items()))
+        return self._remembered((name, read, choices, self.limits, "tuple"), name, values, depth)
 
     def _read_inputs(self, name: str) -> tuple[int, ...] | None:
         """The places of the inputs ``name`` reads (None: all), which key its memo entry (CompiledRuleset.read_inputs)."""

@@ -113,14 +113,20 @@ def test_a_callee_with_an_unread_input_gives_the_hand_count(ruleset, caller, eng
 
 @pytest.mark.parametrize("caller, callee", [("labelled", "check"), ("labelled_choice", "chosen")])
 def test_calls_differing_in_an_unread_input_share_one_memo_entry(ruleset, caller, callee):
-    # the compiled engine's memo (the ruleset's); labelled builds check's inputs at the call
-    # (Run.call_exact_direct), labelled_choice goes through Run.call_exact (chosen has a choice)
+    # the compiled engine's memo (the ruleset's); labelled builds check's inputs at the call and keys
+    # them by need alone (Run.call_exact_read), labelled_choice goes through Run.call_exact (chosen
+    # has a choice, its inputs are checked at the callee)
     ruleset.exact_results.clear()
     assert odds(ruleset, caller).probability("done", passed=True) == Fraction(1, 3)
     # six labels (the tag's faces), one entry: `label` is never read by the callee (six before)
     assert sum(1 for key in ruleset.exact_results if key[0] == callee) == 1
     source = ruleset.program(caller).source
-    assert ("call_exact_direct('check'" in source) == (callee == "check")
+    assert ("call_exact_read('check'" in source) == (callee == "check")
+
+
+def test_a_callee_reading_every_input_is_called_with_its_whole_tuple(ruleset):
+    # shot has no input; two_shots calls it by the plain direct path (no projection to build)
+    assert "call_exact_direct('shot'" in ruleset.program("two_shots").source
 
 
 def test_the_inputs_read_are_worked_out_from_the_body(ruleset):

@@ -21,7 +21,7 @@ from .. import ir
 from ..limits import STATEMENT_WORK
 from .calls import direct_call_inputs
 from .expressions import Expressions
-from .facts import locals_in
+from .facts import locals_in, read_input_places
 from .frame import (
     Epilogue,
     Frame,
@@ -157,7 +157,16 @@ class ExactCompound(NodeVisitor):
         def values(w: CodeWriter, expressions: Expressions) -> None:
             direct = direct_call_inputs(self.c, w, s, expressions)
             if direct is not None:
-                w.line(f"vals, T = rt.call_exact_direct({s.procedure!r}, {direct}, depth + 1)")
+                callee = self.c.callees.get(s.procedure)
+                read = read_input_places(callee) if callee is not None else None
+                if read is None:
+                    w.line(f"vals, T = rt.call_exact_direct({s.procedure!r}, {direct}, depth + 1)")
+                    return
+                # remembered by the inputs the callee reads (the others cannot change its result)
+                given = w.temp("ci")
+                w.line(f"{given} = {direct}")
+                keyed = "(" + "".join(f"{given}[{place}], " for place in read) + ")"
+                w.line(f"vals, T = rt.call_exact_read({s.procedure!r}, {given}, {keyed}, depth + 1)")
                 return
             given = "{" + ", ".join(f"{name!r}: {expressions(value)}" for name, value in s.args) + "}"
             trusted = self.module.ref(s.trusted, "t")
