@@ -29,7 +29,8 @@ Two kinds of loop:
   looping at the bound (reported as truncated, as before).
 
 Weights are integers over a denominator (as everywhere in exact odds); the
-chain solve carries :class:`~fractions.Fraction` masses, one per state.
+chain solve carries one exact mass per state, a reduced (numerator, denominator)
+pair (Fractions only inside the linear solve of a cycle).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from math import gcd
 from typing import NamedTuple
 
 from .errors import RuleViolation
@@ -177,15 +179,14 @@ def solve_until(chain: Chain, start: dict, denom: int, describe: Callable[[objec
     and shows as truncated.
     """
     order = _components(chain, start)
-    mass: dict = {state: Fraction(weight, denom) for state, weight in start.items()}
+    mass: dict = {state: _ratio(weight, denom) for state, weight in start.items()}
     finished: dict = {}
     exits: dict = {}
-    zero = Fraction(0)
     for component in order:
         if len(component) == 1:
             state = component[0]
-            incoming = mass.pop(state, zero)
-            if not incoming:
+            incoming = mass.pop(state, None)
+            if incoming is None or not incoming[0]:
                 continue
             step = chain.memo[state]
             if not step.looping:
@@ -194,14 +195,30 @@ def solve_until(chain: Chain, start: dict, denom: int, describe: Callable[[objec
             stay = step.states.get(state, 0)
             if stay == step.denom:
                 _never_ends(chain, describe, state)
-            share = incoming / (step.denom - stay)  # the geometric series over rounds that change nothing
+            # the geometric series over rounds that change nothing: incoming / (denom - stay), still reduced
+            numerator, denominator = incoming
+            leaving = step.denom - stay
+            divisor = gcd(numerator, leaving)
+            share = (numerator // divisor, denominator * (leaving // divisor)) if divisor != 1 else (numerator, denominator * leaving)
             _spread(step, share, mass, finished, exits, skip=state)
             continue
         _solve_cycle(chain, component, mass, finished, exits, describe)
     return _to_weights(finished, exits)
 
 
-def _spread(step: Round, share: Fraction, mass: dict, finished: dict, exits: dict, skip=None) -> None:
+# A probability mass in the solve: (numerator, denominator), reduced, the denominator positive.  Plain
+# integers, not Fractions: the solve adds a share to a state hundreds of thousands of times, and
+# Fraction's arithmetic (written in Python, through its operator dispatch) cost several times the
+# few integer operations and gcds below, which give the same reduced values.
+Ratio = tuple[int, int]
+
+
+def _ratio(numerator: int, denominator: int) -> Ratio:
+    divisor = gcd(numerator, denominator)
+    return (numerator // divisor, denominator // divisor) if divisor > 1 else (numerator, denominator)
+
+
+def _spread(step: Round, share: Ratio, mass: dict, finished: dict, exits: dict, skip=None) -> None:
     for key, w in step.states.items():
         if key != skip:
             _add_share(mass, key, share, w)
@@ -209,16 +226,38 @@ def _spread(step: Round, share: Fraction, mass: dict, finished: dict, exits: dic
     _add(exits, step.exits, share)
 
 
-def _add(target: dict, weights: dict, share: Fraction) -> None:
+def _add(target: dict, weights: dict, share: Ratio) -> None:
     for key, w in weights.items():
         _add_share(target, key, share, w)
 
 
-def _add_share(target: dict, key, share: Fraction, w: int) -> None:
-    """``target[key] += share * w`` with no multiplication by 1 and no addition to 0 (Fraction arithmetic runs in Python)."""
-    mass = share if w == 1 else share * w
+def _add_share(target: dict, key, share: Ratio, w: int) -> None:
+    """``target[key] += share * w``, every mass kept reduced (Fraction's own steps: the gcd of the
+    denominators first, so that the numbers stay as small as the fractions they stand for)."""
+    numerator, denominator = share
+    if w != 1:
+        divisor = gcd(w, denominator)  # share is reduced: only w and the denominator can share a factor
+        if divisor == 1:
+            numerator *= w
+        else:
+            numerator *= w // divisor
+            denominator //= divisor
     old = target.get(key)
-    target[key] = mass if old is None else old + mass
+    if old is None:
+        target[key] = (numerator, denominator)
+        return
+    old_numerator, old_denominator = old
+    divisor = gcd(old_denominator, denominator)
+    if divisor == 1:
+        target[key] = (old_numerator * denominator + numerator * old_denominator, old_denominator * denominator)
+        return
+    scale = old_denominator // divisor
+    total = old_numerator * (denominator // divisor) + numerator * scale
+    common = gcd(total, divisor)
+    if common == 1:
+        target[key] = (total, scale * denominator)
+    else:
+        target[key] = (total // common, scale * (denominator // common))
 
 
 def _never_ends(chain: Chain, describe, state) -> None:
@@ -283,7 +322,7 @@ def _components(chain: Chain, start: dict) -> list:
 def _solve_cycle(chain: Chain, component: list, mass: dict, finished: dict, exits: dict, describe) -> None:
     """States that can reach each other: the expected visits x solve x = m + x·P inside the component."""
     inside = {state: number for number, state in enumerate(component)}
-    incoming = [mass.pop(state, 0) for state in component]
+    incoming = [Fraction(*mass.pop(state, (0, 1))) for state in component]
     if not any(incoming):
         return
     steps = [chain.memo[state] for state in component]
@@ -300,7 +339,8 @@ def _solve_cycle(chain: Chain, component: list, mass: dict, finished: dict, exit
     for state, step, x in zip(component, steps, visits):
         if not x:
             continue
-        share = x / step.denom
+        visits_share = x / step.denom
+        share = (visits_share.numerator, visits_share.denominator)
         for key, w in step.states.items():
             if key not in inside:
                 _add_share(mass, key, share, w)
@@ -368,12 +408,12 @@ def _iterate_cycle(chain: Chain, steps: list, inside: dict, incoming: list) -> l
 
 
 def _to_weights(finished: dict, exits: dict) -> tuple[dict, dict, int]:
-    """Fraction masses as integer weights over their least common denominator."""
+    """The masses (reduced numerator, denominator) as integer weights over their least common denominator."""
     common = 1
     for target in (finished, exits):
-        for value in target.values():
-            if common % value.denominator:
-                common = math.lcm(common, value.denominator)
+        for _, denominator in target.values():
+            if common % denominator:
+                common = math.lcm(common, denominator)
     def weights(target):
-        return {key: value.numerator * (common // value.denominator) for key, value in target.items() if value}
+        return {key: numerator * (common // denominator) for key, (numerator, denominator) in target.items() if numerator}
     return weights(finished), weights(exits), common

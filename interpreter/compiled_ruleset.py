@@ -37,7 +37,7 @@ def _model_parts(*names: str) -> tuple[Any, ...]:
 class CompiledRuleset:
     """A ruleset ready to run: ``model``, ``compiled`` (checked procedures) and their generated code."""
 
-    __slots__ = ("_code", "_illustrative", "_lock", "_plans", "_readings", "compiled", "exact_results", "model", "name")
+    __slots__ = ("_code", "_illustrative", "_lock", "_plans", "_read_inputs", "_readings", "compiled", "exact_results", "model", "name")
     model: Ruleset
     name: str
     compiled: Mapping[str, ir.CheckedProcedure]
@@ -46,6 +46,7 @@ class CompiledRuleset:
     _illustrative: dict[str, tuple[str, ...]]
     _readings: dict[str, tuple[str, ...]]
     _plans: dict[str, InputPlan]
+    _read_inputs: dict[str, tuple[int, ...] | None]
     _lock: threading.Lock
 
     def __init__(self, model: Ruleset, compiled: Mapping[str, ir.CheckedProcedure], illustrative: Mapping[str, tuple[str, ...]] | None = None,
@@ -57,6 +58,7 @@ class CompiledRuleset:
         object.__setattr__(self, "_illustrative", dict(illustrative or {}))  # worked out when first asked (or given)
         object.__setattr__(self, "_readings", dict(readings or {}))  # the same
         object.__setattr__(self, "_plans", {})
+        object.__setattr__(self, "_read_inputs", {})
         object.__setattr__(self, "_lock", threading.Lock())
         # The exact outcomes of procedures resolved inside others, kept from one call to the next
         # (runtime.Run.call_exact): a battle's round is the same in every battle.  Keyed by the
@@ -111,6 +113,17 @@ class CompiledRuleset:
         if plan is None:
             plan = self._plans[name] = input_plan(self.compiled[name])
         return plan
+
+    def read_inputs(self, name: str) -> tuple[int, ...] | None:
+        """The places in procedure ``name``'s inputs tuple that its body reads, None when all
+        (engine.facts.read_input_places), worked out once: the keys of its exact results in the memo."""
+        try:
+            return self._read_inputs[name]
+        except KeyError:
+            from .engine.facts import read_input_places
+
+            found = self._read_inputs[name] = read_input_places(self.compiled[name])
+            return found
 
     # ---- the model, read through: ruleset.tables is ruleset.model.tables ----------------
 

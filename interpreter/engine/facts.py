@@ -222,3 +222,17 @@ def _call_or_copy(statement: Any, direct: Callable[[ir.CallProcedure], bool]) ->
     if type(statement) is ir.CallProcedure:
         return direct(statement)
     return type(statement) is ir.Assign and type(statement.value) is ir.Local
+
+
+def read_input_places(procedure: ir.CheckedProcedure) -> tuple[int, ...] | None:
+    """The places in ``procedure``'s inputs tuple (inputs, then choices) that its body reads, or None
+    when it reads them all.
+
+    A resolved call's exact result depends on these alone, so the memo of resolved calls keys it
+    by them (runtime.Run.call_exact_read): calls that differ only in an input the callee never
+    reads share one result instead of each working it out again.
+    """
+    read = {node.name for node in ir.walk(*procedure.body.statements) if type(node) is ir.InputRef}
+    names = [spec.name for spec in procedure.inputs] + [choice.name for choice in procedure.choices]
+    places = tuple(place for place, name in enumerate(names) if name in read)
+    return None if len(places) == len(names) else places
