@@ -132,6 +132,25 @@ def describe_state(values: Sequence[Any], names: Iterable[tuple[str, int]]) -> s
     return ", ".join(f"{name} = {brief(values[place], 60)}" for name, place in names) or "its first state"
 
 
+class PlayFunctions(dict):
+    """A resolved procedure's play function by name, looked up (and compiled) the first time a play calls it.
+
+    Generated plays call a callee through this table (``rt.plays[name](rt, inputs, roll, depth)``): one
+    dictionary read instead of :meth:`Run.call_play_key` and ``ruleset.program`` on every call.
+    """
+
+    __slots__ = ("ruleset",)
+
+    def __init__(self, ruleset: Any) -> None:
+        super().__init__()
+        self.ruleset = ruleset
+
+    def __missing__(self, name: str) -> Callable[..., Any]:
+        function: Callable[..., Any] = self.ruleset.program(name).play
+        self[name] = function
+        return function
+
+
 class Run:
     """One API call of compiled code: its limits and budget, choices, memos, interned sequences."""
 
@@ -145,6 +164,7 @@ class Run:
         "int_low",
         "limits",
         "max_states",
+        "plays",
         "ruleset",
         "sequence_numbers",
         "sequences",
@@ -162,6 +182,7 @@ class Run:
         self.choices_key: tuple | None = None  # the choices as a memo key part, made when first needed
         self.sequences: list = []
         self.sequence_numbers: dict = {}
+        self.plays = PlayFunctions(ruleset)
 
     # ---- budgets ------------------------------------------------------------------
 
@@ -465,6 +486,20 @@ def counted(rt: Run, collection: tuple, pos: Pos) -> tuple:
     if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
         budget.checkpoint(pos)
     return collection
+
+
+def counted_range(rt: Run, low: int, high: int, range_pos: Pos, pos: Pos) -> range:
+    """``counted(rt, make_range(rt, low, high, range_pos), pos)`` without making the list: what an aggregate
+    over a range walks in a play (the same checks and charges, in the same order)."""
+    size = high - low + 1
+    if size > rt.limits.max_value_items:
+        raise breach(range_pos, "max_value_items", f"range {low} .. {high} would hold more than {rt.limits.max_value_items:,} items")
+    budget, items = rt.budget, max(size, 0)
+    budget.charge_items(items, range_pos)
+    work = budget.work = budget.work + items  # counted's charge, in place
+    if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
+        budget.checkpoint(pos)
+    return range(low, high + 1)
 
 
 def make_range(rt: Run, low: int, high: int, pos: Pos) -> tuple:

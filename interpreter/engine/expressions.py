@@ -203,8 +203,15 @@ class Expressions(NodeVisitor):
 
     def visit_Aggregate(self, e: ir.Aggregate, walrus: bool, depth: int) -> str:
         var = f"v{e.slot}"
-        collection = f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})"  # no := in a comprehension's iterable
         function = e.function
+        span = e.collection
+        over_range = self.keys is not None and isinstance(span, ir.Range)
+        if isinstance(span, ir.Range) and over_range:
+            # a play: the range walked without making its list, checked and charged as RNG and CNT would
+            low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
+            collection = f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})"
+        else:
+            collection = f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})"  # no := in a comprehension's iterable
         condition = f" if {self.expr(e.condition, walrus, depth + 1)}" if e.condition is not None else ""
         if function.keyed:
             element = self.expr(e.element, walrus, depth + 1)
@@ -214,6 +221,11 @@ class Expressions(NodeVisitor):
             items = f"[{element} for {var} in {collection}{condition}]"
         else:
             items = f"[{var} for {var} in {collection}{condition}]"
+        if self.keys is not None and function.name == "list":
+            # a play's list checked in place (the finish's own call saved); a list of the numbers of a range, whose
+            # size is its length, without looking at each item
+            plain = over_range and type(e.element) is ir.Local and e.element.slot == e.slot
+            return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)})"
         finish = self.module.ref(function.finish, "ag")
         return f"{finish}(rt, {self.pos(e)}, {items})"
 

@@ -1,0 +1,145 @@
+"""Issue 24's later shortcuts in plays keep what the general paths check and charge.
+
+A list aggregate over a range walks the range without making its list (``runtime.counted_range``
+for ``counted(make_range(...))``); a list of a range's numbers is checked by its length
+(``Budget.check_flat`` for ``check_value``); a resolved call whose caller reads only fields calls the
+callee's play function from the run's table (``Run.plays``) instead of ``Run.call_play_key``.  Each
+test compares the shortcut with the general form, or both engines, on counts derived by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from interpreter import resolve
+from interpreter.api import monte_carlo
+from interpreter.engine import procedure_source
+from interpreter.limits import BIG_VALUE_ITEMS, CALL_WORK, Budget, LimitExceeded, Limits
+from interpreter.runtime import Run, counted, counted_range, make_range
+
+UNLIMITED = Limits(max_work=None, max_states=None, timeout=None)
+
+
+class FakeRuleset:
+    """What a Run reads of a ruleset when nothing is called."""
+
+    def program(self, name: str):  # pragma: no cover - not reached
+        raise AssertionError(name)
+
+
+def run_with(limits: Limits) -> Run:
+    return Run(FakeRuleset(), limits)
+
+
+@pytest.mark.parametrize(("low", "high"), [(1, 15), (3, 2), (-4, 4), (7, 7)])
+def test_counted_range_charges_what_counted_of_make_range_charges(low, high):
+    made, walked = run_with(UNLIMITED), run_with(UNLIMITED)
+    expected = counted(made, make_range(made, low, high, None), None)
+    assert tuple(counted_range(walked, low, high, None, None)) == expected
+    # 1 .. 15: 15 items made and 15 walked = 30 units; 3 .. 2: nothing; -4 .. 4: 9 + 9; 7 .. 7: 1 + 1
+    assert walked.budget.work == made.budget.work == 2 * max(high - low + 1, 0)
+
+
+def test_counted_range_refuses_a_range_too_long_at_the_ranges_position():
+    rt = run_with(Limits(max_value_items=10, max_work=None, timeout=None))
+    with pytest.raises(LimitExceeded, match="range 1 .. 11 would hold more than 10 items"):
+        counted_range(rt, 1, 11, None, None)
+    assert rt.budget.work == 0  # refused before any charge, as make_range refuses
+
+
+def test_counted_range_stops_at_the_work_budget():
+    # 6 items made (6 units), then 6 walked: 12 units, over a budget of 10
+    rt = run_with(Limits(max_work=10, timeout=None))
+    with pytest.raises(LimitExceeded, match="more than 10 units of work"):
+        counted_range(rt, 1, 6, None, None)
+
+
+@pytest.mark.parametrize("size", [0, 1, 15, 40, BIG_VALUE_ITEMS])
+def test_check_flat_charges_and_marks_big_values_like_check_value(size):
+    flat, general = Budget(UNLIMITED), Budget(UNLIMITED)
+    value = tuple(range(size))
+    assert flat.check_flat(value, None) is value
+    general.check_value(value, None)
+    assert flat.work == general.work == size  # one unit an item
+    assert flat.big_state == general.big_state == (size if size >= BIG_VALUE_ITEMS else 0)
+
+
+def test_check_flat_refuses_what_check_value_refuses():
+    limits = Limits(max_value_items=5, max_work=None, timeout=None)
+    for check in (Budget(limits).check_flat, Budget(limits).check_value):
+        with pytest.raises(LimitExceeded, match="more than 5 items"):
+            check(tuple(range(6)), None)
+
+
+FILTERED = """
+let picked = list(i for i in 1 .. size if i % 3 == 0)
+outcome done(n = count(picked), last = picked[count(picked)])
+"""
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_list_over_a_range_in_a_play_gives_the_evaluators_answer(one_procedure, engine):
+    ruleset = one_procedure(FILTERED, inputs="{size: {type: int, default: 10}}")
+    assert "CRNG(rt, " in procedure_source(ruleset, "p", "play")
+    # multiples of 3 in 1 .. 10: 3, 6, 9
+    play = resolve(ruleset, "p", {"size": 10}, engine=engine, trace=False)
+    assert (play.outcome.get("n"), play.outcome.get("last")) == (3, 9)
+
+
+def test_a_list_over_a_range_too_long_is_refused_alike_by_both_engines(one_procedure):
+    ruleset = one_procedure(FILTERED, inputs="{size: {type: int, default: 10}}")
+    limits = Limits(max_value_items=50)
+    messages = []
+    for engine in ("compiled", "reference"):
+        with pytest.raises(LimitExceeded) as caught:
+            monte_carlo(ruleset, "p", {"size": 51}, trials=3, seed=1, limits=limits, engine=engine)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    assert "range 1 .. 51 would hold more than 50 items" in messages[0]
+
+
+CALLER = """
+let hits = 0
+for k in 1 .. n do
+  let s = resolve shot()
+  if s.outcome == "hit" then
+    set hits = hits + 1
+  end
+end
+outcome done(hits = hits)
+"""
+
+SHOT = """
+let die = 1d6
+if die >= 5 then
+  outcome hit
+end
+outcome miss
+"""
+
+
+@pytest.fixture
+def calling(make_ruleset):
+    from conftest import procedure
+
+    return make_ruleset({"p": procedure(CALLER, inputs="{n: {type: int, default: 4}}"), "shot": procedure(SHOT)})
+
+
+def test_a_call_through_the_runs_table_gives_the_evaluators_counts(calling):
+    assert "PLAYS['shot'](rt, " in procedure_source(calling, "p", "play")
+    counts = [monte_carlo(calling, "p", trials=600, seed=7, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    # hits in 0 .. 4, all 600 plays counted
+    assert sum(n for _, n in counts[0]) == 600
+    assert all(0 <= outcome.fields["hits"] <= 4 for outcome, _ in counts[0])
+
+
+def test_a_call_through_the_runs_table_is_charged_its_call_work(calling):
+    def spent(n: int) -> int:
+        budget = Budget(UNLIMITED)
+        resolve(calling, "p", {"n": n}, seed=3, budget=budget, trace=False)
+        return budget.work
+
+    # three rounds more: three calls more, CALL_WORK each (the rounds' own statements are counted in a local
+    # that reaches the budget only past Run.work_chunk, and the range's items were never charged: a loop walks it)
+    assert spent(4) - spent(1) == 3 * CALL_WORK
