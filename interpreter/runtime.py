@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import chains, pools
 from .errors import RulesetError, RuleViolation
+from .functions import FUNCTIONS
 from .inputs import CoercionError, coerce
 from .limits import (
     CALL_WORK,
@@ -157,6 +158,7 @@ class Run:
     __slots__ = (
         "budget",
         "call_memo",
+        "changed_records",
         "choices",
         "choices_key",
         "dice_memo",
@@ -183,6 +185,7 @@ class Run:
         self.sequences: list = []
         self.sequence_numbers: dict = {}
         self.plays = PlayFunctions(ruleset)
+        self.changed_records: dict = {}  # (record, field, plain value, its type) -> with_field's record (see changed_record)
 
     # ---- budgets ------------------------------------------------------------------
 
@@ -500,6 +503,34 @@ def counted_range(rt: Run, low: int, high: int, range_pos: Pos, pos: Pos) -> ran
     if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
         budget.checkpoint(pos)
     return range(low, high + 1)
+
+
+_with_field = FUNCTIONS["with_field"].run
+assert _with_field is not None
+# Plain field values whose with_field results a play remembers (equal values of one type are interchangeable).
+_PLAIN_FIELD_VALUES = frozenset((int, bool, str))
+# Remembered with_field results per run, at most (then forgotten all at once: bounded memory, only slower).
+CHANGED_RECORDS = 4096
+
+
+def changed_record(rt: Run, pos: Pos, record: Any, name: str, value: Any) -> Any:
+    """``with_field(record, name, value)`` in a play, remembered per run for a plain value: records are interned
+    (values.Record), so the record with one field changed is the same object every time, and a battle changes
+    the same few fields of the same ships to the same few values hundreds of times a play.  A result taken from
+    the memo is checked and charged as with_field checks and charges it (``Budget.check_value``)."""
+    kind = type(value)
+    if type(record) is not Record or kind not in _PLAIN_FIELD_VALUES:
+        return _with_field(rt, pos, record, name, value)
+    key = (record, name, value, kind)  # the type too: 1 and True are equal keys
+    memo = rt.changed_records
+    made = memo.get(key)
+    if made is None:
+        made = _with_field(rt, pos, record, name, value)  # an error (no such field) is never remembered
+        if len(memo) >= CHANGED_RECORDS:
+            memo.clear()
+        memo[key] = made
+        return made
+    return rt.budget.check_value(made, pos)
 
 
 def make_range(rt: Run, low: int, high: int, pos: Pos) -> tuple:

@@ -143,3 +143,71 @@ def test_a_call_through_the_runs_table_is_charged_its_call_work(calling):
     # three rounds more: three calls more, CALL_WORK each (the rounds' own statements are counted in a local
     # that reaches the budget only past Run.work_chunk, and the range's items were never charged: a loop walks it)
     assert spent(4) - spent(1) == 3 * CALL_WORK
+
+
+# ---- with_field remembered per run (runtime.changed_record) ----------------------------------------------------------
+
+
+def test_a_remembered_changed_record_is_with_fields_record_and_charged_alike():
+    from interpreter.functions import FUNCTIONS
+    from interpreter.runtime import changed_record
+    from interpreter.values import Record
+
+    with_field = FUNCTIONS["with_field"].run
+    ship = Record("ship", (("kind", "heavy"), ("status", "fit"), ("guns", 3)))
+    remembered, plain = run_with(UNLIMITED), run_with(UNLIMITED)
+    for _ in range(3):
+        made = changed_record(remembered, None, ship, "status", "sunk")
+        assert made is with_field(plain, None, ship, "status", "sunk")
+    assert made.get("status") == "sunk" and made.get("guns") == 3
+    assert len(remembered.changed_records) == 1
+    # each of the three charges the record's size, 3 fields: 9 units either way
+    assert remembered.budget.work == plain.budget.work == 9
+
+
+def test_a_remembered_changed_record_tells_one_from_true_and_refuses_a_missing_field():
+    from interpreter.errors import Pos, RuleViolation, Source
+    from interpreter.runtime import changed_record
+    from interpreter.values import Record
+
+    rt = run_with(UNLIMITED)
+    pos = Pos(Source("t.yaml", "with_field(ship, \"status\", \"sunk\")\n"), 1, 1)
+    ship = Record("ship", (("kind", "heavy"), ("fired", False)))
+    one, true = changed_record(rt, None, ship, "fired", 1), changed_record(rt, None, ship, "fired", True)
+    assert type(one.get("fired")) is int and type(true.get("fired")) is bool
+    assert one is not true
+    for _ in range(2):  # refused every time: an error is never remembered
+        with pytest.raises(RuleViolation, match="has no field 'status'"):
+            changed_record(rt, pos, ship, "status", "sunk")
+    assert len(rt.changed_records) == 2
+
+
+def test_the_remembered_changed_records_are_bounded():
+    from interpreter.runtime import CHANGED_RECORDS, changed_record
+    from interpreter.values import Record
+
+    rt = run_with(UNLIMITED)
+    ship = Record("ship", (("n", 0),))
+    made = [changed_record(rt, None, ship, "n", n) for n in range(CHANGED_RECORDS + 10)]
+    # full at CHANGED_RECORDS: forgotten, then the last 10 remembered again
+    assert len(rt.changed_records) == 10
+    assert [record.get("n") for record in made] == list(range(CHANGED_RECORDS + 10))
+
+
+def test_a_play_remembers_its_changed_records(make_ruleset):
+    from conftest import procedure
+
+    body = """
+    let line = fleet
+    for i in 1 .. count(line) do
+      set line = replace_at(line, i, with_field(line[i], "hits", line[i].hits + 1))
+    end
+    outcome after(hits = sum(s.hits for s in line))
+    """
+    types = "types:\n  ship:\n    fields:\n      kind: {type: enum, values: [big, small]}\n      hits: {type: int, default: 0}\n"
+    ruleset = make_ruleset({"p": procedure(body, inputs="{fleet: {type: list, of: ship}}")}, extra=types)
+    assert "CHREC(rt, " in procedure_source(ruleset, "p", "play")
+    fleet = [{"kind": "big", "hits": 1}, {"kind": "small"}, {"kind": "big", "hits": 1}]
+    for engine in ("compiled", "reference"):
+        # hits 1, 0, 1 each one more: 2 + 1 + 2
+        assert resolve(ruleset, "p", {"fleet": fleet}, engine=engine, trace=False).outcome.get("hits") == 5
