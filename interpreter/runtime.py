@@ -505,8 +505,15 @@ def counted_range(rt: Run, low: int, high: int, range_pos: Pos, pos: Pos) -> ran
     return range(low, high + 1)
 
 
-_with_field = FUNCTIONS["with_field"].run
-assert _with_field is not None
+def _function_run(name: str) -> Callable[..., Any]:
+    """The run of built-in function ``name`` (every built-in but dice has one)."""
+    run = FUNCTIONS[name].run
+    if run is None:  # pragma: no cover - dice only
+        raise AssertionError(f"built-in {name} has no run")
+    return run
+
+
+_with_field = _function_run("with_field")
 # Plain field values whose with_field results a play remembers (equal values of one type are interchangeable).
 _PLAIN_FIELD_VALUES = frozenset((int, bool, str))
 # Remembered with_field results per run, at most (then forgotten all at once: bounded memory, only slower).
