@@ -211,3 +211,23 @@ def test_a_play_remembers_its_changed_records(make_ruleset):
     for engine in ("compiled", "reference"):
         # hits 1, 0, 1 each one more: 2 + 1 + 2
         assert resolve(ruleset, "p", {"fleet": fleet}, engine=engine, trace=False).outcome.get("hits") == 5
+
+
+AGGREGATES = """
+let a = 1d6
+let b = 1d6
+let c = 1d6
+let rolled = [a, b, c]
+outcome seen(sixes = count(r for r in rolled if r == 6), any_one = any(r == 1 for r in rolled),
+             all_high = all(r >= 4 for r in rolled))
+"""
+
+
+@pytest.mark.parametrize(("dice", "expected"), [([6, 1, 4], (1, True, False)), ([6, 6, 5], (2, False, True)), ([2, 3, 3], (0, False, False))])
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_count_any_and_all_in_a_play_give_the_evaluators_answers(one_procedure, engine, dice, expected):
+    ruleset = one_procedure(AGGREGATES)
+    source = procedure_source(ruleset, "p", "play")
+    assert "len([" in source and "any([" in source and "all([" in source  # no finish call of their own
+    outcome = resolve(ruleset, "p", dice=dice, engine=engine, trace=False).outcome
+    assert (outcome.get("sixes"), outcome.get("any_one"), outcome.get("all_high")) == expected
