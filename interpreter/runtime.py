@@ -137,7 +137,8 @@ class PlayFunctions(dict):
     """A resolved procedure's play function by name, looked up (and compiled) the first time a play calls it.
 
     Generated plays call a callee through this table (``rt.plays[name](rt, inputs, roll, depth)``): one
-    dictionary read instead of :meth:`Run.call_play_key` and ``ruleset.program`` on every call.
+    dictionary read instead of a method of :class:`Run` and ``ruleset.program`` on every call; the caller charges
+    the call's own cost (CALL_WORK) first, as :meth:`Run.call_play` does.
     """
 
     __slots__ = ("ruleset",)
@@ -345,13 +346,6 @@ class Run:
         self.budget.charge(CALL_WORK, pos)
         inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         return program.run_play(self, inputs, roll, depth)
-
-    def call_play_key(self, name: str, values: tuple, depth: int, roll: Callable, pos: Pos) -> Any:
-        """:meth:`call_play_direct` giving the outcome's key, for a caller that only reads its fields
-        (engine.facts.outcome_key_slots): no OutcomeValue made."""
-        program = self.ruleset.program(name)
-        self.budget.charge(CALL_WORK, pos)  # as call_play
-        return program.play(self, values, roll, depth)
 
     def call_play_direct(self, name: str, values: tuple, depth: int, roll: Callable, pos=None) -> OutcomeValue:
         """:meth:`call_play` with the callee's inputs tuple built and checked at the call."""

@@ -3,7 +3,7 @@
 A list aggregate over a range walks the range without making its list (``runtime.counted_range``
 for ``counted(make_range(...))``); a list of a range's numbers is checked by its length
 (``Budget.check_flat`` for ``check_value``); a resolved call whose caller reads only fields calls the
-callee's play function from the run's table (``Run.plays``) instead of ``Run.call_play_key``.  Each
+callee's play function from the run's table (``Run.plays``) instead of a method of the run.  Each
 test compares the shortcut with the general form, or both engines, on counts derived by hand.
 """
 

@@ -95,7 +95,7 @@ class PlayWriter(NodeVisitor):
         values = direct_call_inputs(c, w, s, e)
         if values is not None and s.slot in c.key_slots:
             # a caller that only reads fields of the outcome gets its key (facts.outcome_key_slots): the callee's play
-            # function called straight from the run's table (Run.plays), charged as Run.call_play_key charges it
+            # function called straight from the run's table (Run.plays), charged as Run.call_play charges a call
             w.line(f"{c.budget(w)}.charge({CALL_WORK}, {c.pos(s)})")
             w.line(f"v{s.slot} = {w.need('PLAYS', 'rt.plays')}[{s.procedure!r}](rt, {values}, R, depth + 1)")
             return False
