@@ -22,6 +22,7 @@ from .errors import RulesetError, RuleViolation
 from .functions import FUNCTIONS
 from .inputs import CoercionError, coerce
 from .limits import (
+    BIG_VALUE_ITEMS,
     CALL_WORK,
     STATEMENT_WORK,
     Budget,
@@ -491,9 +492,12 @@ def counted_range(rt: Run, low: int, high: int, range_pos: Pos, pos: Pos) -> ran
     size = high - low + 1
     if size > rt.limits.max_value_items:
         raise breach(range_pos, "max_value_items", f"range {low} .. {high} would hold more than {rt.limits.max_value_items:,} items")
-    budget, items = rt.budget, max(size, 0)
-    budget.charge_items(items, range_pos)
-    work = budget.work = budget.work + items  # counted's charge, in place
+    budget, items = rt.budget, max(0, size)
+    # make_range's charge_items, then counted's charge, both in place (an aggregate over a range in every play)
+    work = budget.work = budget.work + items
+    if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
+        budget.checkpoint(range_pos)
+    work = budget.work = budget.work + items
     if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
         budget.checkpoint(pos)
     return range(low, high + 1)
@@ -518,7 +522,8 @@ def changed_record(rt: Run, pos: Pos, record: Any, name: str, value: Any) -> Any
     """``with_field(record, name, value)`` in a play, remembered per run for a plain value: records are interned
     (values.Record), so the record with one field changed is the same object every time, and a battle changes
     the same few fields of the same ships to the same few values hundreds of times a play.  A result taken from
-    the memo is checked and charged as with_field checks and charges it (``Budget.check_value``)."""
+    the memo is charged as with_field charges it (``Budget.check_value``: its size, and the big-value mark); it
+    was within the run's limits when made."""
     kind = type(value)
     if type(record) is not Record or kind not in _PLAIN_FIELD_VALUES:
         return _with_field(rt, pos, record, name, value)
@@ -531,7 +536,15 @@ def changed_record(rt: Run, pos: Pos, record: Any, name: str, value: Any) -> Any
             memo.clear()
         memo[key] = made
         return made
-    return rt.budget.check_value(made, pos)
+    # check_value's charge in place: the record was within this run's limits when made, and is again
+    items = (made._measure or made._measured())[0]
+    budget = rt.budget
+    if items >= BIG_VALUE_ITEMS and items > budget.big_state:
+        budget.big_state = items
+    work = budget.work = budget.work + items
+    if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
+        budget.checkpoint(pos)
+    return made
 
 
 def make_range(rt: Run, low: int, high: int, pos: Pos) -> tuple:

@@ -231,3 +231,16 @@ def test_count_any_and_all_in_a_play_give_the_evaluators_answers(one_procedure, 
     assert "len([" in source and "any([" in source and "all([" in source  # no finish call of their own
     outcome = resolve(ruleset, "p", dice=dice, engine=engine, trace=False).outcome
     assert (outcome.get("sixes"), outcome.get("any_one"), outcome.get("all_high")) == expected
+
+
+def test_a_remembered_changed_record_is_charged_and_marked_big_when_taken_from_the_memo():
+    from interpreter.runtime import changed_record
+    from interpreter.values import Record
+
+    rt = run_with(UNLIMITED)
+    fleet = Record("fleet", (("ships", tuple(range(BIG_VALUE_ITEMS))), ("turn", 0)))
+    made = changed_record(rt, None, fleet, "turn", 1)
+    rt.budget = Budget(UNLIMITED)  # a fresh budget: what the memo's record alone is charged
+    assert changed_record(rt, None, fleet, "turn", 1) is made
+    # 2 fields and the 1,000 numbers of the list inside: 1,002 items, charged and big
+    assert rt.budget.work == rt.budget.big_state == BIG_VALUE_ITEMS + 2
