@@ -356,6 +356,21 @@ class Budget:
             self.checkpoint(pos)
         return value
 
+    def check_flat(self, value: tuple, pos) -> tuple:
+        """:meth:`check_value` of a list known to hold plain values only (the numbers of a range): its size is its
+        length and its depth 1, no item looked at."""
+        items, limits = len(value), self.limits
+        if items > limits.max_value_items:
+            raise breach(pos, "max_value_items", f"a value would hold more than {limits.max_value_items:,} items")
+        if limits.max_value_depth < 1:
+            raise breach(pos, "max_value_depth", f"a value would nest lists more than {limits.max_value_depth} deep")
+        if items >= BIG_VALUE_ITEMS and items > self.big_state:
+            self.big_state = items
+        work = self.work = self.work + items
+        if work >= self.next_clock_check or work - self.play_start > self.work_cap:
+            self.checkpoint(pos)
+        return value
+
     def charge_statements(self, units: int, pos) -> None:
         """Spend ``units`` counted as STATEMENT_WORK per statement run (compiled plays count them in a local),
         with the hashing of big states the evaluator charges per statement (:attr:`big_state`)."""

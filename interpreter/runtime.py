@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import chains, pools
 from .errors import RulesetError, RuleViolation
+from .functions import FUNCTIONS
 from .inputs import CoercionError, coerce
 from .limits import (
+    BIG_VALUE_ITEMS,
     CALL_WORK,
     STATEMENT_WORK,
     Budget,
@@ -146,12 +148,33 @@ def describe_state(values: Sequence[Any], names: Iterable[tuple[str, int]]) -> s
     return ", ".join(f"{name} = {brief(values[place], 60)}" for name, place in names) or "its first state"
 
 
+class PlayFunctions(dict):
+    """A resolved procedure's play function by name, looked up (and compiled) the first time a play calls it.
+
+    Generated plays call a callee through this table (``rt.plays[name](rt, inputs, roll, depth)``): one
+    dictionary read instead of a method of :class:`Run` and ``ruleset.program`` on every call; the caller charges
+    the call's own cost (CALL_WORK) first, as :meth:`Run.call_play` does.
+    """
+
+    __slots__ = ("ruleset",)
+
+    def __init__(self, ruleset: Any) -> None:
+        super().__init__()
+        self.ruleset = ruleset
+
+    def __missing__(self, name: str) -> Callable[..., Any]:
+        function: Callable[..., Any] = self.ruleset.program(name).play
+        self[name] = function
+        return function
+
+
 class Run:
     """One API call of compiled code: its limits and budget, choices, memos, interned sequences."""
 
     __slots__ = (
         "budget",
         "call_memo",
+        "changed_records",
         "choices",
         "choices_key",
         "dice_memo",
@@ -159,6 +182,7 @@ class Run:
         "int_low",
         "limits",
         "max_states",
+        "plays",
         "ruleset",
         "sequence_numbers",
         "sequences",
@@ -176,6 +200,8 @@ class Run:
         self.choices_key: tuple | None = None  # the choices as a memo key part, made when first needed
         self.sequences: list = []
         self.sequence_numbers: dict = {}
+        self.plays = PlayFunctions(ruleset)
+        self.changed_records: dict = {}  # (record, field, plain value, its type) -> with_field's record (see changed_record)
 
     # ---- budgets ------------------------------------------------------------------
 
@@ -410,13 +436,6 @@ class Run:
         inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         return program.run_play(self, inputs, roll, depth)
 
-    def call_play_key(self, name: str, values: tuple, depth: int, roll: Callable, pos: Pos) -> Any:
-        """:meth:`call_play_direct` giving the outcome's key, for a caller that only reads its fields
-        (engine.facts.outcome_key_slots): no OutcomeValue made."""
-        program = self.ruleset.program(name)
-        self.budget.charge(CALL_WORK, pos)  # as call_play
-        return program.play(self, values, roll, depth)
-
     def call_play_direct(self, name: str, values: tuple, depth: int, roll: Callable, pos=None) -> OutcomeValue:
         """:meth:`call_play` with the callee's inputs tuple built and checked at the call."""
         program = self.ruleset.program(name)
@@ -553,6 +572,67 @@ def counted(rt: Run, collection: tuple, pos: Pos) -> tuple:
     if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
         budget.checkpoint(pos)
     return collection
+
+
+def counted_range(rt: Run, low: int, high: int, range_pos: Pos, pos: Pos) -> range:
+    """``counted(rt, make_range(rt, low, high, range_pos), pos)`` without making the list: what an aggregate
+    over a range walks in a play (the same checks and charges, in the same order)."""
+    size = high - low + 1
+    if size > rt.limits.max_value_items:
+        raise breach(range_pos, "max_value_items", f"range {low} .. {high} would hold more than {rt.limits.max_value_items:,} items")
+    budget, items = rt.budget, max(0, size)
+    # make_range's charge_items, then counted's charge, both in place (an aggregate over a range in every play)
+    work = budget.work = budget.work + items
+    if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
+        budget.checkpoint(range_pos)
+    work = budget.work = budget.work + items
+    if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
+        budget.checkpoint(pos)
+    return range(low, high + 1)
+
+
+def _function_run(name: str) -> Callable[..., Any]:
+    """The run of built-in function ``name`` (every built-in but dice has one)."""
+    run = FUNCTIONS[name].run
+    if run is None:  # pragma: no cover - dice only
+        raise AssertionError(f"built-in {name} has no run")
+    return run
+
+
+_with_field = _function_run("with_field")
+# Plain field values whose with_field results a play remembers (equal values of one type are interchangeable).
+_PLAIN_FIELD_VALUES = frozenset((int, bool, str))
+# Remembered with_field results per run, at most (then forgotten all at once: bounded memory, only slower).
+CHANGED_RECORDS = 4096
+
+
+def changed_record(rt: Run, pos: Pos, record: Any, name: str, value: Any) -> Any:
+    """``with_field(record, name, value)`` in a play, remembered per run for a plain value: records are interned
+    (values.Record), so the record with one field changed is the same object every time, and a battle changes
+    the same few fields of the same ships to the same few values hundreds of times a play.  A result taken from
+    the memo is charged as with_field charges it (``Budget.check_value``: its size, and the big-value mark); it
+    was within the run's limits when made."""
+    kind = type(value)
+    if type(record) is not Record or kind not in _PLAIN_FIELD_VALUES:
+        return _with_field(rt, pos, record, name, value)
+    key = (record, name, value, kind)  # the type too: 1 and True are equal keys
+    memo = rt.changed_records
+    made = memo.get(key)
+    if made is None:
+        made = _with_field(rt, pos, record, name, value)  # an error (no such field) is never remembered
+        if len(memo) >= CHANGED_RECORDS:
+            memo.clear()
+        memo[key] = made
+        return made
+    # check_value's charge in place: the record was within this run's limits when made, and is again
+    items = (made._measure or made._measured())[0]
+    budget = rt.budget
+    if items >= BIG_VALUE_ITEMS and items > budget.big_state:
+        budget.big_state = items
+    work = budget.work = budget.work + items
+    if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
+        budget.checkpoint(pos)
+    return made
 
 
 def make_range(rt: Run, low: int, high: int, pos: Pos) -> tuple:

@@ -33,6 +33,9 @@ SIMPLE = (ir.Const, ir.Local, ir.InputRef)  # read without work: never hoisted, 
 # Worth computing once for a loop when they read nothing the loop changes.
 COSTLY = (ir.Field, ir.Index, ir.CallFunction, ir.Aggregate, ir.Lookup, ir.ModifierSum, ir.Range, ir.ListOf, ir.Guard)
 
+# Aggregates whose finish cannot fail, written in a play as the built-in they call (the list built first, as before).
+INLINE_FINISH = {"count": "len", "any": "any", "all": "all"}
+
 _COMPARISON = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}
 
 
@@ -57,6 +60,9 @@ class Expressions(NodeVisitor):
         self.stable = stable
         # plays only: slots holding a resolved procedure's outcome key, by procedure (facts.outcome_key_slots)
         self.keys = keys
+        # plays only: inside ``agg(... for i in 1 .. count(xs) ...)``, the variable's slot -> the list's source
+        # ("i0"): xs[i] there is always inside the list, read without a bounds check
+        self.positions_of: dict[int, str] = {}
 
     def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
@@ -142,6 +148,8 @@ class Expressions(NodeVisitor):
 
     def visit_Index(self, e: ir.Index, walrus: bool, depth: int) -> str:
         subject, position, pos = self.expr(e.subject, walrus, depth + 1), self.expr(e.index, walrus, depth + 1), self.pos(e)
+        if type(e.index) is ir.Local and self.positions_of.get(e.index.slot) == subject:
+            return f"{subject}[{position} - 1]"  # a position of 1 .. count(subject): inside the list
         if walrus and subject.isidentifier():
             # a variable's item read in place when the position is inside the list (subject first, as in
             # IDX: reading a variable cannot fail); anything else through IDX, which words the error
@@ -198,24 +206,65 @@ class Expressions(NodeVisitor):
         template = e.function.inline(len(args))
         if template is not None:
             return "(" + template.format(*args) + ")"
-        run = self.module.ref(e.function.run, "fn")
+        if self.keys is not None and e.function.name == "with_field":
+            run = "CHREC"  # a play: the changed record remembered for the run (runtime.changed_record)
+        else:
+            run = self.module.ref(e.function.run, "fn")
         return f"{run}(rt, {self.pos(e)}{''.join(', ' + a for a in args)})"
 
     def visit_Aggregate(self, e: ir.Aggregate, walrus: bool, depth: int) -> str:
         var = f"v{e.slot}"
-        collection = f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})"  # no := in a comprehension's iterable
+        function = e.function
+        span = e.collection
+        over_range = self.keys is not None and isinstance(span, ir.Range)
+        if isinstance(span, ir.Range) and over_range:
+            # a play: the range walked without making its list, checked and charged as RNG and CNT would
+            low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
+            collection = f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})"
+        else:
+            collection = f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})"  # no := in a comprehension's iterable
+        walks = self._positions_walked(e)
+        if walks is not None:
+            self.positions_of[e.slot] = walks
+        try:
+            items = self._aggregate_items(e, var, collection, walrus, depth)
+        finally:
+            self.positions_of.pop(e.slot, None)
+        if self.keys is not None and function.name == "list":
+            # a play's list checked in place (the finish's own call saved); a list of the numbers of a range, whose
+            # size is its length, without looking at each item
+            plain = over_range and type(e.element) is ir.Local and e.element.slot == e.slot
+            return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)})"
+        if self.keys is not None and function.name in INLINE_FINISH:
+            return f"{INLINE_FINISH[function.name]}({items})"  # a play: a finish that cannot fail, without its own call
+        finish = self.module.ref(function.finish, "ag")
+        return f"{finish}(rt, {self.pos(e)}, {items})"
+
+    def _aggregate_items(self, e: ir.Aggregate, var: str, collection: str, walrus: bool, depth: int) -> str:
+        """The list comprehension an aggregate finishes."""
         function = e.function
         condition = f" if {self.expr(e.condition, walrus, depth + 1)}" if e.condition is not None else ""
         if function.keyed:
             element = self.expr(e.element, walrus, depth + 1)
-            items = f"[({element}, {var}_n, {var}) for {var}_n, {var} in enumerate({collection}){condition}]"
-        elif function.evaluates_element:
+            return f"[({element}, {var}_n, {var}) for {var}_n, {var} in enumerate({collection}){condition}]"
+        if function.evaluates_element:
             element = self.expr(e.element, walrus, depth + 1)
-            items = f"[{element} for {var} in {collection}{condition}]"
-        else:
-            items = f"[{var} for {var} in {collection}{condition}]"
-        finish = self.module.ref(function.finish, "ag")
-        return f"{finish}(rt, {self.pos(e)}, {items})"
+            return f"[{element} for {var} in {collection}{condition}]"
+        return f"[{var} for {var} in {collection}{condition}]"
+
+    def _positions_walked(self, e: ir.Aggregate) -> str | None:
+        """In a play, the source of the list whose positions an aggregate walks (``for i in 1 .. count(xs)``, xs a
+        variable or an input, which nothing in the aggregate can change); None for any other collection."""
+        span = e.collection
+        if self.keys is None or not isinstance(span, ir.Range) or not (type(span.low) is ir.Const and span.low.value == 1):
+            return None
+        high = span.high
+        if not (isinstance(high, ir.CallFunction) and high.function.name == "count" and len(high.args) == 1 and type(high.args[0]) in (ir.Local, ir.InputRef)):
+            return None
+        listed = high.args[0]
+        if type(listed) is ir.Local and listed.slot == e.slot:
+            return None
+        return self.visit(listed, False, 0)
 
     def visit_Lookup(self, e: ir.Lookup, walrus: bool, depth: int) -> str:
         m = self.module

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
-from ..limits import STATEMENT_WORK
+from ..limits import CALL_WORK, STATEMENT_WORK
 from .calls import direct_call_inputs
 from .expressions import Expressions
 from .facts import MAX_INLINE_IFS
@@ -93,10 +93,14 @@ class PlayWriter(NodeVisitor):
     def visit_CallProcedure(self, s: ir.CallProcedure, loops: int) -> bool:
         c, w, e = self.c, self.w, self.expressions
         values = direct_call_inputs(c, w, s, e)
+        if values is not None and s.slot in c.key_slots:
+            # a caller that only reads fields of the outcome gets its key (facts.outcome_key_slots): the callee's play
+            # function called straight from the run's table (Run.plays), charged as Run.call_play charges a call
+            w.line(f"{c.budget(w)}.charge({CALL_WORK}, {c.pos(s)})")
+            w.line(f"v{s.slot} = {w.need('PLAYS', 'rt.plays')}[{s.procedure!r}](rt, {values}, R, depth + 1)")
+            return False
         if values is not None:
-            # a caller that only reads fields of the outcome gets its key (facts.outcome_key_slots)
-            call = "call_play_key" if s.slot in c.key_slots else "call_play_direct"
-            w.line(f"v{s.slot} = rt.{call}({s.procedure!r}, {values}, depth + 1, R, {c.pos(s)})")
+            w.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, {values}, depth + 1, R, {c.pos(s)})")
             return False
         given = "{" + ", ".join(f"{name!r}: {e(value)}" for name, value in s.args) + "}"
         trusted = c.module.ref(s.trusted, "t")

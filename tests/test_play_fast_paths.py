@@ -1,0 +1,246 @@
+"""Issue 24's later shortcuts in plays keep what the general paths check and charge.
+
+A list aggregate over a range walks the range without making its list (``runtime.counted_range``
+for ``counted(make_range(...))``); a list of a range's numbers is checked by its length
+(``Budget.check_flat`` for ``check_value``); a resolved call whose caller reads only fields calls the
+callee's play function from the run's table (``Run.plays``) instead of a method of the run.  Each
+test compares the shortcut with the general form, or both engines, on counts derived by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from interpreter import resolve
+from interpreter.api import monte_carlo
+from interpreter.engine import procedure_source
+from interpreter.limits import BIG_VALUE_ITEMS, CALL_WORK, Budget, LimitExceeded, Limits
+from interpreter.runtime import Run, counted, counted_range, make_range
+
+UNLIMITED = Limits(max_work=None, max_states=None, timeout=None)
+
+
+class FakeRuleset:
+    """What a Run reads of a ruleset when nothing is called."""
+
+    def program(self, name: str):  # pragma: no cover - not reached
+        raise AssertionError(name)
+
+
+def run_with(limits: Limits) -> Run:
+    return Run(FakeRuleset(), limits)
+
+
+@pytest.mark.parametrize(("low", "high"), [(1, 15), (3, 2), (-4, 4), (7, 7)])
+def test_counted_range_charges_what_counted_of_make_range_charges(low, high):
+    made, walked = run_with(UNLIMITED), run_with(UNLIMITED)
+    expected = counted(made, make_range(made, low, high, None), None)
+    assert tuple(counted_range(walked, low, high, None, None)) == expected
+    # 1 .. 15: 15 items made and 15 walked = 30 units; 3 .. 2: nothing; -4 .. 4: 9 + 9; 7 .. 7: 1 + 1
+    assert walked.budget.work == made.budget.work == 2 * max(high - low + 1, 0)
+
+
+def test_counted_range_refuses_a_range_too_long_at_the_ranges_position():
+    rt = run_with(Limits(max_value_items=10, max_work=None, timeout=None))
+    with pytest.raises(LimitExceeded, match="range 1 .. 11 would hold more than 10 items"):
+        counted_range(rt, 1, 11, None, None)
+    assert rt.budget.work == 0  # refused before any charge, as make_range refuses
+
+
+def test_counted_range_stops_at_the_work_budget():
+    # 6 items made (6 units), then 6 walked: 12 units, over a budget of 10
+    rt = run_with(Limits(max_work=10, timeout=None))
+    with pytest.raises(LimitExceeded, match="more than 10 units of work"):
+        counted_range(rt, 1, 6, None, None)
+
+
+@pytest.mark.parametrize("size", [0, 1, 15, 40, BIG_VALUE_ITEMS])
+def test_check_flat_charges_and_marks_big_values_like_check_value(size):
+    flat, general = Budget(UNLIMITED), Budget(UNLIMITED)
+    value = tuple(range(size))
+    assert flat.check_flat(value, None) is value
+    general.check_value(value, None)
+    assert flat.work == general.work == size  # one unit an item
+    assert flat.big_state == general.big_state == (size if size >= BIG_VALUE_ITEMS else 0)
+
+
+def test_check_flat_refuses_what_check_value_refuses():
+    limits = Limits(max_value_items=5, max_work=None, timeout=None)
+    for check in (Budget(limits).check_flat, Budget(limits).check_value):
+        with pytest.raises(LimitExceeded, match="more than 5 items"):
+            check(tuple(range(6)), None)
+
+
+FILTERED = """
+let picked = list(i for i in 1 .. size if i % 3 == 0)
+outcome done(n = count(picked), last = picked[count(picked)])
+"""
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_list_over_a_range_in_a_play_gives_the_evaluators_answer(one_procedure, engine):
+    ruleset = one_procedure(FILTERED, inputs="{size: {type: int, default: 10}}")
+    assert "CRNG(rt, " in procedure_source(ruleset, "p", "play")
+    # multiples of 3 in 1 .. 10: 3, 6, 9
+    play = resolve(ruleset, "p", {"size": 10}, engine=engine, trace=False)
+    assert (play.outcome.get("n"), play.outcome.get("last")) == (3, 9)
+
+
+def test_a_list_over_a_range_too_long_is_refused_alike_by_both_engines(one_procedure):
+    ruleset = one_procedure(FILTERED, inputs="{size: {type: int, default: 10}}")
+    limits = Limits(max_value_items=50)
+    messages = []
+    for engine in ("compiled", "reference"):
+        with pytest.raises(LimitExceeded) as caught:
+            monte_carlo(ruleset, "p", {"size": 51}, trials=3, seed=1, limits=limits, engine=engine)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    assert "range 1 .. 51 would hold more than 50 items" in messages[0]
+
+
+CALLER = """
+let hits = 0
+for k in 1 .. n do
+  let s = resolve shot()
+  if s.outcome == "hit" then
+    set hits = hits + 1
+  end
+end
+outcome done(hits = hits)
+"""
+
+SHOT = """
+let die = 1d6
+if die >= 5 then
+  outcome hit
+end
+outcome miss
+"""
+
+
+@pytest.fixture
+def calling(make_ruleset):
+    from conftest import procedure
+
+    return make_ruleset({"p": procedure(CALLER, inputs="{n: {type: int, default: 4}}"), "shot": procedure(SHOT)})
+
+
+def test_a_call_through_the_runs_table_gives_the_evaluators_counts(calling):
+    assert "PLAYS['shot'](rt, " in procedure_source(calling, "p", "play")
+    counts = [monte_carlo(calling, "p", trials=600, seed=7, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    # hits in 0 .. 4, all 600 plays counted
+    assert sum(n for _, n in counts[0]) == 600
+    assert all(0 <= outcome.fields["hits"] <= 4 for outcome, _ in counts[0])
+
+
+def test_a_call_through_the_runs_table_is_charged_its_call_work(calling):
+    def spent(n: int) -> int:
+        budget = Budget(UNLIMITED)
+        resolve(calling, "p", {"n": n}, seed=3, budget=budget, trace=False)
+        return budget.work
+
+    # three rounds more: three calls more, CALL_WORK each (the rounds' own statements are counted in a local
+    # that reaches the budget only past Run.work_chunk, and the range's items were never charged: a loop walks it)
+    assert spent(4) - spent(1) == 3 * CALL_WORK
+
+
+# ---- with_field remembered per run (runtime.changed_record) ----------------------------------------------------------
+
+
+def test_a_remembered_changed_record_is_with_fields_record_and_charged_alike():
+    from interpreter.functions import FUNCTIONS
+    from interpreter.runtime import changed_record
+    from interpreter.values import Record
+
+    with_field = FUNCTIONS["with_field"].run
+    ship = Record("ship", (("kind", "heavy"), ("status", "fit"), ("guns", 3)))
+    remembered, plain = run_with(UNLIMITED), run_with(UNLIMITED)
+    for _ in range(3):
+        made = changed_record(remembered, None, ship, "status", "sunk")
+        assert made is with_field(plain, None, ship, "status", "sunk")
+    assert made.get("status") == "sunk" and made.get("guns") == 3
+    assert len(remembered.changed_records) == 1
+    # each of the three charges the record's size, 3 fields: 9 units either way
+    assert remembered.budget.work == plain.budget.work == 9
+
+
+def test_a_remembered_changed_record_tells_one_from_true_and_refuses_a_missing_field():
+    from interpreter.errors import Pos, RuleViolation, Source
+    from interpreter.runtime import changed_record
+    from interpreter.values import Record
+
+    rt = run_with(UNLIMITED)
+    pos = Pos(Source("t.yaml", "with_field(ship, \"status\", \"sunk\")\n"), 1, 1)
+    ship = Record("ship", (("kind", "heavy"), ("fired", False)))
+    one, true = changed_record(rt, None, ship, "fired", 1), changed_record(rt, None, ship, "fired", True)
+    assert type(one.get("fired")) is int and type(true.get("fired")) is bool
+    assert one is not true
+    for _ in range(2):  # refused every time: an error is never remembered
+        with pytest.raises(RuleViolation, match="has no field 'status'"):
+            changed_record(rt, pos, ship, "status", "sunk")
+    assert len(rt.changed_records) == 2
+
+
+def test_the_remembered_changed_records_are_bounded():
+    from interpreter.runtime import CHANGED_RECORDS, changed_record
+    from interpreter.values import Record
+
+    rt = run_with(UNLIMITED)
+    ship = Record("ship", (("n", 0),))
+    made = [changed_record(rt, None, ship, "n", n) for n in range(CHANGED_RECORDS + 10)]
+    # full at CHANGED_RECORDS: forgotten, then the last 10 remembered again
+    assert len(rt.changed_records) == 10
+    assert [record.get("n") for record in made] == list(range(CHANGED_RECORDS + 10))
+
+
+def test_a_play_remembers_its_changed_records(make_ruleset):
+    from conftest import procedure
+
+    body = """
+    let line = fleet
+    for i in 1 .. count(line) do
+      set line = replace_at(line, i, with_field(line[i], "hits", line[i].hits + 1))
+    end
+    outcome after(hits = sum(s.hits for s in line))
+    """
+    types = "types:\n  ship:\n    fields:\n      kind: {type: enum, values: [big, small]}\n      hits: {type: int, default: 0}\n"
+    ruleset = make_ruleset({"p": procedure(body, inputs="{fleet: {type: list, of: ship}}")}, extra=types)
+    assert "CHREC(rt, " in procedure_source(ruleset, "p", "play")
+    fleet = [{"kind": "big", "hits": 1}, {"kind": "small"}, {"kind": "big", "hits": 1}]
+    for engine in ("compiled", "reference"):
+        # hits 1, 0, 1 each one more: 2 + 1 + 2
+        assert resolve(ruleset, "p", {"fleet": fleet}, engine=engine, trace=False).outcome.get("hits") == 5
+
+
+AGGREGATES = """
+let a = 1d6
+let b = 1d6
+let c = 1d6
+let rolled = [a, b, c]
+outcome seen(sixes = count(r for r in rolled if r == 6), any_one = any(r == 1 for r in rolled),
+             all_high = all(r >= 4 for r in rolled))
+"""
+
+
+@pytest.mark.parametrize(("dice", "expected"), [([6, 1, 4], (1, True, False)), ([6, 6, 5], (2, False, True)), ([2, 3, 3], (0, False, False))])
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_count_any_and_all_in_a_play_give_the_evaluators_answers(one_procedure, engine, dice, expected):
+    ruleset = one_procedure(AGGREGATES)
+    source = procedure_source(ruleset, "p", "play")
+    assert "len([" in source and "any([" in source and "all([" in source  # no finish call of their own
+    outcome = resolve(ruleset, "p", dice=dice, engine=engine, trace=False).outcome
+    assert (outcome.get("sixes"), outcome.get("any_one"), outcome.get("all_high")) == expected
+
+
+def test_a_remembered_changed_record_is_charged_and_marked_big_when_taken_from_the_memo():
+    from interpreter.runtime import changed_record
+    from interpreter.values import Record
+
+    rt = run_with(UNLIMITED)
+    fleet = Record("fleet", (("ships", tuple(range(BIG_VALUE_ITEMS))), ("turn", 0)))
+    made = changed_record(rt, None, fleet, "turn", 1)
+    rt.budget = Budget(UNLIMITED)  # a fresh budget: what the memo's record alone is charged
+    assert changed_record(rt, None, fleet, "turn", 1) is made
+    # 2 fields and the 1,000 numbers of the list inside: 1,002 items, charged and big
+    assert rt.budget.work == rt.budget.big_state == BIG_VALUE_ITEMS + 2
