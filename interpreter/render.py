@@ -57,7 +57,9 @@ def for_terminal(render: Render) -> Render:
 
 
 def _align(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    """Rows as columns padded to their widest cell; a row may have fewer cells than another (a mean shown
+    as its fraction and decimal beside one shown as a decimal only)."""
+    widths = [max(len(row[i]) for row in rows if i < len(row)) for i in range(max(map(len, rows), default=0))]
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
 
 

@@ -420,3 +420,23 @@ def test_summary_carries_the_readings_a_result_rests_on(duel):
                             readings=("simultaneous_fire",))
     assert distribution_summary(named)["readings"] == ["simultaneous_fire"]
     assert "readings" not in distribution_summary(result)
+
+
+def test_means_of_a_short_and_a_long_fraction_align_without_crashing():
+    # A mean whose fraction is short shows it and its decimal (two cells), one whose fraction is too long
+    # its decimal only (one cell): `odds` once crashed aligning them (IndexError in render._align).
+    # Columns padded to the widest cell: widths 2, 6 and 5.
+    from interpreter.render import _align
+
+    assert _align([["a", "1/2", "(0.5)"], ["bb", "0.3333"]]) == ["a   1/2     (0.5)", "bb  0.3333"]
+
+
+def test_odds_on_a_long_minefield_prints_its_means():
+    # 101 mines: the mean mines left is a fraction too long to print, the mean mines swept is 0 (a short
+    # one): the means block holds both, and the command ends normally (it crashed from 101 mines up).
+    stdout, stderr = io.StringIO(), io.StringIO()
+    argv = ["odds", "naval_mines", "attack_through_minefield", "--set", "units=[{kind: battleship}, {kind: cruiser}]",
+            "--set", "mines=101"]
+    assert main(argv, stdout=stdout, stderr=stderr) == 0, stderr.getvalue()
+    means = [line.split()[1] for line in stdout.getvalue().splitlines() if line.strip().startswith("mean ")]
+    assert {"mines_swept", "mines_left"} <= set(means)
