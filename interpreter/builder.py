@@ -110,6 +110,10 @@ def _aid(doc: LoadedYaml, path: tuple, data: dict) -> Aid:
 
 class Builder:
     def __init__(self, documents: list[LoadedYaml], diagnostics: DiagnosticList, limits: LoadLimits = DEFAULT_LOAD_LIMITS):
+        from .sides import expand_sides
+
+        # per_side and inputs_like are sugar: expanded on the document before anything reads it.
+        documents = [expand_sides(document, diagnostics, limits) for document in documents]
         self.main = documents[0]
         self.documents = documents
         self.diagnostics = diagnostics

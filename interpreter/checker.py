@@ -20,6 +20,7 @@ from typing import Any, ClassVar, overload
 
 from . import ir, syntax
 from .callgraph import MAX_NESTING, build_call_graph, children
+from .checker_sides import passed_arguments, passed_hint, report_missing
 from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
 from .inputs import coercion_keeps
@@ -831,7 +832,7 @@ class Checker:
         args = []
         given = set()
         trusted = set()
-        for arg in expr.args:
+        for arg in expr.args + passed_arguments(expr, callee, self.procedure, self.error):
             if arg.name is None:
                 self.error(arg.pos, f"name each argument of resolve {expr.procedure}(...): NAME = value")
                 continue
@@ -847,16 +848,15 @@ class Checker:
                 self.error(arg.pos, f"procedure '{expr.procedure}' has no input '{arg.name}' (inputs: {', '.join(names) or 'none'})")
                 continue
             if not compatible(expected, value_type):
-                self.error(arg.value.pos, f"input '{arg.name}' of '{expr.procedure}' is {expected.describe()}, not {value_type.describe()}")
+                self.error(arg.value.pos, f"input '{arg.name}' of '{expr.procedure}' is {expected.describe()}, not {value_type.describe()}"
+                                          f"{passed_hint(expr, arg)}")
             elif isinstance(expected, StrType) and isinstance(arg.value, syntax.StrLit):
                 self._check_enum_value(expected, arg.value)
             given.add(arg.name)
             args.append((arg.name, value))
             if spec is not None and coercion_keeps(spec.type, value_type):
                 trusted.add(arg.name)
-        for spec in callee.inputs:
-            if spec.required and spec.name not in given:
-                self.error(expr.pos, f"resolve {expr.procedure}(...) is missing input '{spec.name}'")
+        report_missing(expr, callee, self.procedure, given, self.error)
         slot = self._alloc(scope)
         context.hoist.append(ir.CallProcedure(expr.pos, slot, expr.procedure, tuple(args), frozenset(trusted)))
         return ir.Local(expr.pos, f"resolve {expr.procedure}", slot), self.outcome_types.get(expr.procedure, OutcomeType(expr.procedure, ()))

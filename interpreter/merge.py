@@ -252,6 +252,7 @@ class VariantMerger:
                 self._replace(path, variant_path)
                 continue
             named = _named_level(path)
+            base = self._one_side(path, changes, base)
             for key, value in changes.items():
                 target, source = path + (key,), variant_path + (key,)
                 if key not in base:
@@ -382,7 +383,15 @@ class VariantMerger:
                     continue
                 work.append((value, variant_path + (key,), child, path + (key,)))
 
+    def _one_side(self, path: tuple, names: Any, base: Any) -> Any:
+        """``base``, or the base's per_side block expanded first when a name is one side's input of it (sides.py)."""
+        from .sides import one_side_named
+
+        expanded = one_side_named(self.document, path, names, self.diagnostics)
+        return base if expanded is None else expanded
+
     def _remove_names(self, names: list, variant_path: tuple, base: Any, path: tuple) -> None:
+        base = self._one_side(path, names, base)
         for index, name in enumerate(names):
             if not isinstance(base, dict) or name not in base:
                 hint = self.did_you_mean(name, list(base) if isinstance(base, dict) else [])

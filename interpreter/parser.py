@@ -529,7 +529,11 @@ class _ToAst(Transformer_NonRecursive):
     @v_args(meta=True)
     def resolve(self, meta, children):
         name, *args = children
-        return syntax.Resolve(self._pos(meta), str(name), tuple(a for a in args if a is not None))
+        passes = [a for a in args if isinstance(a, Token)]  # `...`: the PASS_REST token
+        written = tuple(a for a in args if a is not None and not isinstance(a, Token))
+        if passes and (len(passes) > 1 or args[-1] is not passes[0]):
+            raise RulesetError(self._tok(passes[0]).diagnostic("`...` comes once, after the arguments written out: resolve P(a = x, ...)"))
+        return syntax.Resolve(self._pos(meta), str(name), written, self._tok(passes[0]) if passes else None)
 
     @v_args(meta=True)
     def named_arg(self, meta, children):

@@ -88,7 +88,7 @@ _WRITERS: dict[type, Callable[[Any], str]] = {
     syntax.Aggregate: _aggregate,
     syntax.Lookup: lambda expr: f"lookup {expr.table}({_args(expr.args)})",
     syntax.ModifierSum: lambda expr: f"{'shifts' if expr.kind == 'column_shift' else 'modifiers'} {expr.list_name}",
-    syntax.Resolve: lambda expr: f"resolve {expr.procedure}({_args(expr.args)})",
+    syntax.Resolve: lambda expr: f"resolve {expr.procedure}({', '.join(filter(None, [_args(expr.args), '...' if expr.pass_rest else '']))})",
 }
 
 

@@ -191,6 +191,8 @@ class Resolve(Expr):
 
     procedure: str
     args: tuple[Arg, ...]
+    # Where `...` stands, if it does: it passes every other input of the callee the caller has (checker_sides).
+    pass_rest: Pos | None = None
 
 
 # ---- statements ------------------------------------------------------------
