@@ -636,44 +636,6 @@ def test_disengaging_ship_by_ship_or_as_a_body(sc):
 
 
 @pytest.mark.parametrize(
-    "damage, policy, enemy_df, tried",
-    [
-        (1, "when_forced", 2, True),  # losses 1 of DF 2: 50% is above 25%, so it must try whatever its policy
-        (0, "when_forced", 2, False),  # within breakoff, and it tries only when forced
-        (0, "if_weaker", 4, True),  # DF left 2 against the enemy's 4
-        (0, "if_weaker", 2, False),  # 2 against 2 is not weaker
-        (0, "always", 2, True),
-    ],
-)
-def test_disengagement_step_by_hand(sc, damage, policy, enemy_df, tried):
-    # One DD of speed 5 as a body by day in round 3: D6 + 1 <= 5 disengages on 1-4, 4 of 6; a side that
-    # does not try rolls nothing and keeps its ships.
-    inputs = {"side": "reacting", "ships": [us_dd(damage=damage)], "enemy": [us_dd("Enemy", df=enemy_df)], "policy": policy}
-    dist = odds(sc, "disengagement_step", inputs)
-    if tried:
-        assert dist.probability("step", tried=True) == 1
-        assert sum((p for o, p in dist.outcomes if o.get("ships")[0].get("status") == "disengaged"), Fraction(0)) == Fraction(2, 3)
-    else:
-        assert dist.probability("step", tried=False) == 1
-        stayed = resolve(sc, "disengagement_step", inputs, dice=[])
-        assert stayed.dice == ()
-        assert [s.get("status") for s in stayed.outcome.get("ships")] == ["afloat"]
-
-
-def test_side_volley_holds_fire_when_silent(sc):
-    # Silent (surprised in round 1): no die rolled, both lists come back as given; otherwise side_fire's
-    # own rolls: one gun group (2D6 2: no hit) at range 1.
-    shooters, targets = [us_dd(engaged=True)], [jintsu(engaged=True)]
-    inputs = {"side": "phasing", "shooters": shooters, "targets": targets, "range": 1}
-    held = resolve(sc, "side_volley", {**inputs, "silent": True}, dice=[], trace=True)
-    assert held.dice == ()
-    assert "the phasing side holds its fire" in trace_text(held)
-    fired = resolve(sc, "side_volley", inputs, dice=[1, 1], trace=True)
-    assert fired.dice == (1, 1)
-    assert "The phasing side fires." in trace_text(fired)
-
-
-@pytest.mark.parametrize(
     "dfs, damages, above",
     [
         ((2, 2), (0, 1), False),  # 1 of 4 is 25%, not above
