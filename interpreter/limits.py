@@ -364,12 +364,17 @@ class Budget:
             raise breach(pos, "max_value_items", f"a value would hold more than {limits.max_value_items:,} items")
         if limits.max_value_depth < 1:
             raise breach(pos, "max_value_depth", f"a value would nest lists more than {limits.max_value_depth} deep")
+        self.charge_measured(items, pos)
+        return value
+
+    def charge_measured(self, items: int, pos) -> None:
+        """Charge a value of ``items`` items already measured and within the size limits (check_value's charge;
+        check_value keeps its own copy in place, as it runs for every list a play builds)."""
         if items >= BIG_VALUE_ITEMS and items > self.big_state:
             self.big_state = items
         work = self.work = self.work + items
         if work >= self.next_clock_check or work - self.play_start > self.work_cap:
             self.checkpoint(pos)
-        return value
 
     def charge_statements(self, units: int, pos) -> None:
         """Spend ``units`` counted as STATEMENT_WORK per statement run (compiled plays count them in a local),
