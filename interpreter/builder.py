@@ -360,6 +360,10 @@ class Builder:
                 self.error(doc, path + ("values",), f"enum value '{duplicates[0]}' is listed twice")
             return StrType(tuple(values))
         if kind in self.records:
+            beside = [key for key in ("min", "max", "values") if key in spec]
+            if beside:  # they would narrow nothing: the named type is used as declared
+                self.error(doc, path + (beside[0],), f"'{beside[0]}' beside the named type '{kind}' would be ignored: "
+                                                     f"declare a type of its own under types: (or write the {kind} spec out here)")
             return self.records[kind]
         known = _listing(["int", "bool", "str", "enum", "list"] + sorted(self.records))
         self.error(doc, path + ("type",) if isinstance(doc.data, dict) else path, f"unknown type '{kind}' (types: {known})")
