@@ -63,7 +63,11 @@ class LanguageServer:
                 if name.lower() == "content-length":
                     length = int(value)
             if length is not None:
-                self.messages.put(json.loads(stream.read(length)))
+                body = stream.read(length)
+                if len(body) < length:  # the server ended (it is stopped at the end of a test) mid-message
+                    self.messages.put(None)
+                    return
+                self.messages.put(json.loads(body))
 
     def _send(self, message: dict) -> None:
         data = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
