@@ -379,9 +379,9 @@ class Run:
         program = self.ruleset.program(name)
         inputs = callee_inputs(program.procedure, given, self.choices, pos, trusted)
         values = program.inputs_tuple(inputs)
-        read = self._read_inputs(name)
+        read = self.ruleset.read_inputs(name)
         keyed = inputs.items() if read is None else [(program.input_names[place], values[place]) for place in read]
-        key = (name, tuple(sorted(keyed)), tuple(sorted(self.choices.items())), self.limits)
+        key = (name, tuple(sorted(keyed)), self._choices_key(), self.limits)
         return self._remembered(key, name, values, depth)
 
     def call_exact_direct(self, name: str, values: tuple, depth: int) -> tuple[tuple, int]:
@@ -391,10 +391,7 @@ class Run:
         the callee's order), so it never meets a key of call_exact's.  A callee that leaves some
         inputs unread is called through :meth:`call_exact_read` instead.
         """
-        choices = self.choices_key
-        if choices is None:
-            choices = self.choices_key = tuple(sorted(self.choices.items()))
-        return self._remembered((name, values, choices, self.limits, "tuple"), name, values, depth)
+        return self._remembered((name, values, self._choices_key(), self.limits, "tuple"), name, values, depth)
 
     def call_exact_read(self, name: str, values: tuple, read: tuple, depth: int) -> tuple[tuple, int]:
         """:meth:`call_exact_direct` for a callee that reads only some of its inputs: remembered by
@@ -402,15 +399,14 @@ class Run:
         the others share one entry.  The key has call_exact_direct's shape; its tuple is shorter
         than the callee's inputs, so it never meets one of that method's keys.
         """
+        return self._remembered((name, read, self._choices_key(), self.limits, "tuple"), name, values, depth)
+
+    def _choices_key(self) -> tuple:
+        """The run's choices as a memo key part, made when first needed."""
         choices = self.choices_key
         if choices is None:
             choices = self.choices_key = tuple(sorted(self.choices.items()))
-        return self._remembered((name, read, choices, self.limits, "tuple"), name, values, depth)
-
-    def _read_inputs(self, name: str) -> tuple[int, ...] | None:
-        """The places of the inputs ``name`` reads (None: all), which key its memo entry (CompiledRuleset.read_inputs)."""
-        read_inputs = getattr(self.ruleset, "read_inputs", None)
-        return None if read_inputs is None else read_inputs(name)
+        return choices
 
     def _remembered(self, key: tuple, name: str, values: tuple, depth: int) -> tuple[tuple, int]:
         """A resolved procedure's ((outcome, weight), ...) and denominator from the memo, or worked out and kept."""
