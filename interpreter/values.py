@@ -41,7 +41,7 @@ class Record:
     type_name: str
     _items: tuple[tuple[str, Any], ...]
     _measure: tuple[int, int] | None  # (items, depth), measured on first use
-    _fields: dict[str, Any] | None  # by name, made on first lookup
+    _fields: dict[str, Any]  # by name (the first of equal names), made with the record: compiled code reads it in place
 
     MISSING: Any = object()  # what lookup() gives for a field the record does not have
 
@@ -62,14 +62,8 @@ class Record:
         return Record, (self.type_name, self._items)
 
     def lookup(self, name: str) -> Any:
-        """The field's value, or Record.MISSING; by name through a dictionary made on first use."""
-        fields = self._fields
-        if fields is None:
-            fields = {}
-            for key, value in self._items:
-                fields.setdefault(key, value)
-            object.__setattr__(self, "_fields", fields)
-        return fields.get(name, Record.MISSING)
+        """The field's value, or Record.MISSING; by name through the record's dictionary."""
+        return self._fields.get(name, Record.MISSING)
 
     def keep_size_of(self, other: Record) -> None:
         """Take ``other``'s measured size (when it has one): for a copy with one plain field changed for another."""
@@ -99,13 +93,10 @@ class Record:
         raise AttributeError("Record is immutable")
 
     def get(self, name: str, default: Any = None) -> Any:
-        for key, value in self._items:
-            if key == name:
-                return value
-        return default
+        return self._fields.get(name, default)
 
     def has(self, name: str) -> bool:
-        return any(key == name for key, _ in self._items)
+        return name in self._fields
 
     def items(self) -> tuple[tuple[str, Any], ...]:
         return self._items
@@ -196,7 +187,8 @@ def _added(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
         # list of such records is then measured without a Python loop (see measure)
         plain = Record not in key[2] and all(type(kind) is type for kind in key[2])
         object.__setattr__(made, "_measure", (len(pairs), 0) if plain else None)
-        object.__setattr__(made, "_fields", None)
+        # reversed: the first of equal names wins, as a scan of the pairs finds it
+        object.__setattr__(made, "_fields", dict(reversed(pairs)))
         _TABLE[key] = KeyedRef(made, _forget, key)
         return made
 

@@ -117,11 +117,11 @@ class Expressions(NodeVisitor):
         subject, pos = self.expr(e.subject, walrus, depth + 1), self.pos(e)
         if not walrus:
             return f"FLD({subject}, {e.name!r}, {pos})"
-        # a record's field straight from its dictionary (made by FLD on first use); anything else through FLD
+        # a record's field straight from its dictionary (Record._fields, made with the record); anything else through FLD
         s_, f_, v_ = self.w.temp("fs"), self.w.temp("fd"), self.w.temp("fv")
         # and a resolved outcome's from its own (OutcomeValue._by_name, made by FLD on first use)
-        return (f"({v_} if type({s_} := {subject}) is REC and ({f_} := {s_}._fields) is not None "
-                f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
+        return (f"({v_} if type({s_} := {subject}) is REC "
+                f"and ({v_} := {s_}._fields.get({e.name!r}, MISS)) is not MISS "
                 f"else {v_} if type({s_}) is OUT and ({f_} := {s_}._by_name) is not None "
                 f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
                 f"else FLD({s_}, {e.name!r}, {pos}))")
@@ -206,8 +206,8 @@ class Expressions(NodeVisitor):
         template = e.function.inline(len(args))
         if template is not None:
             return "(" + template.format(*args) + ")"
-        if self.keys is not None and e.function.name == "with_field":
-            run = "CHREC"  # a play: the changed record remembered for the run (runtime.changed_record)
+        if e.function.name == "with_field":
+            run = "CHREC"  # the changed record remembered for the run (runtime.changed_record), in plays and exact odds
         else:
             run = self.module.ref(e.function.run, "fn")
         return f"{run}(rt, {self.pos(e)}{''.join(', ' + a for a in args)})"
