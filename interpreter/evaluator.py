@@ -297,7 +297,7 @@ class Executor:
                 self.budget.charge(CALL_WORK, callee.body.pos if self.exact else statement.pos)
                 outcomes = self.run_procedure(callee, inputs, frame.depth + 1)
                 if self.exact:
-                    remember(self._call_memo, key, outcomes, self.limits.max_memo_entries)
+                    remember(self._call_memo, key, outcomes, self.limits.memo_entries)
             per_state.append((env, weight, outcomes.weights.items(), outcomes.denom))
         return spread(self.budget, dist.denom, statement.slot, per_state, statement.pos)
 

@@ -17,6 +17,7 @@ Honest heavy work (a large battle's exact odds) raises them explicitly:
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from time import monotonic
@@ -91,7 +92,8 @@ class Limits:
     max_trials: int = 100_000_000
     # Procedures resolved inside one another at run time.
     max_call_depth: int = 64
-    # Outcome distributions remembered for procedures resolved with the same inputs.
+    # Outcome distributions remembered for procedures resolved with the same inputs: at least this many, and
+    # as many as max_states (every one when max_states is lifted; see memo_entries).
     max_memo_entries: int = 10_000
     # Steps a traced play keeps: the first half and the last half, with a count of those left out
     # between (a 150,000-round loop's whole trace took 387 MB).  The longest bundled trace, a
@@ -118,6 +120,22 @@ class Limits:
 
     def __hash__(self) -> int:  # equal limits (compared field by field) hash alike: the fields' tuple, hashed once
         return self._hash
+
+    @property
+    def memo_entries(self) -> int:
+        """How many outcome distributions of resolved procedures the memo keeps before it forgets its older half:
+        max_memo_entries, or max_states when that is larger, or all of them when max_states is lifted.
+
+        Why it follows the state budget: a computation allowed to hold N states may remember as many calls (a
+        call's entry is about a state's size), and the memo is what makes a battle's rounds cost one call per
+        distinct round.  Bounded by max_memo_entries alone, exact eia battle 4 v 4 forgot and recomputed its
+        rounds over and over: 220 s of CPU with every other budget lifted, 68 s with the memo following
+        max_states (lifted).  Under the default work budget a run still makes at most max_work / CALL_WORK
+        entries (each call worked out costs CALL_WORK).
+        """
+        if self.max_states is None:
+            return sys.maxsize
+        return max(self.max_memo_entries, self.max_states)
 
 
 def check_positive_fields(

@@ -420,7 +420,7 @@ class Run:
             weights, denom = program.exact(self, values, depth)
             weights, denom = reduced(weights, denom)
             found = (tuple(program.outcomes(weights).items()), denom)
-            remember(memo, key, found, self.limits.max_memo_entries)
+            remember(memo, key, found, self.limits.memo_entries)
         return found
 
     def call_play(self, name: str, given: dict, pos, depth: int, roll: Callable, trusted: frozenset = frozenset()) -> OutcomeValue:

@@ -152,6 +152,26 @@ def test_a_bounded_memo_gives_the_same_odds(make_ruleset):
         assert odds(ruleset, "p", limits=limits).probability("v", t=15) == Fraction(25, 216)
 
 
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_memo_smaller_than_the_calls_forgets_and_gives_the_same_odds(make_ruleset, engine):
+    ruleset = make_ruleset({
+        "q": procedure("outcome r(x = n)", inputs="{n: {type: int}}"),
+        "p": procedure("let total = 0\nfor n in 1 .. 12 do\n  let r = resolve q(n = n)\n  set total = total + r.x\nend\noutcome v(t = total)"),
+    })
+    # one state at a time, twelve distinct calls of q; a memo of max(1, 4) = 4 entries forgets its older half
+    # again and again: the total is 1 + 2 + ... + 12 = 78, with probability 1 whatever the memo keeps
+    assert Limits(max_memo_entries=1, max_states=4).memo_entries == 4
+    assert odds(ruleset, "p", limits=Limits(max_memo_entries=1, max_states=4), engine=engine).probability("v", t=78) == 1
+    if engine == "compiled":  # the ruleset's memo (the reference engine keeps one a run) kept at most 4 of the 12 calls of q
+        assert 0 < len(ruleset.exact_results) <= 4
+
+
+def test_the_memo_follows_the_state_budget():
+    assert Limits().memo_entries == 200_000  # the default max_states, larger than max_memo_entries (10,000)
+    assert Limits(max_states=500).memo_entries == 10_000  # max_memo_entries, larger than max_states
+    assert Limits(max_states=None).memo_entries >= 2**62  # lifted with the state budget: every call remembered
+
+
 def test_a_full_memo_forgets_its_older_half():
     memo: dict = {}
     for key in "abcd":
