@@ -6,7 +6,8 @@ most likely does not say what its author meant: an odds column looked up with
 a whole number, a lookup key known at load that matches no row, an index no
 list could hold, one outcome name with two sets of fields, one field name
 averaged over outcomes that may mean different things, and constants, tables,
-modifier lists and types nothing uses.  ``check`` prints each as
+modifier lists and types nothing uses, and (lint_cells.py) table rows and
+columns no lookup can reach.  ``check`` prints each as
 ``file:line:column: warning: ...``; ``check --strict`` makes them errors.
 Warnings never change whether a ruleset loads: a ruleset written against an
 older wartable still loads unchanged.
@@ -25,6 +26,7 @@ from typing import Any
 
 from . import syntax
 from .errors import Diagnostic
+from .lint_cells import unreachable_cells
 from .load_limits import DEFAULT_LOAD_LIMITS
 from .ruleset import Procedure, Ruleset
 from .tables import OffTable, Table, place
@@ -46,7 +48,8 @@ def lint(ruleset: Any) -> tuple[Diagnostic, ...]:
     numbers = {
         name: frozenset(f for f, field_type in checked.outcome_type.fields if isinstance(field_type, IntType)) for name, checked in compiled.items()
     }
-    found = sorted(dict.fromkeys(_Linter(model, numbers).run()), key=lambda d: (d.file, d.line, d.column, d.message))
+    everything = [*_Linter(model, numbers).run(), *unreachable_cells(compiled, WARNING)]
+    found = sorted(dict.fromkeys(everything), key=lambda d: (d.file, d.line, d.column, d.message))
     cap = DEFAULT_LOAD_LIMITS.max_diagnostics  # a stranger's 5,000 unused constants print 100 warnings and a count
     if len(found) > cap:
         rest = found[cap]
