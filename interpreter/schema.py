@@ -92,9 +92,11 @@ def _inline_refs(schema: dict) -> dict:
 
 
 def _describe_path(path) -> str:
+    """Where in the file, as the reader counts: ``aids[1].rows.over`` is the first item of ``aids`` (jsonschema counts
+    list items from 0; the language and every other message count them from 1)."""
     parts: list[str] = []
     for part in path:
-        parts.append(f"[{part}]" if isinstance(part, int) else ("." if parts else "") + str(part))
+        parts.append(f"[{part + 1}]" if isinstance(part, int) else ("." if parts else "") + str(part))
     return "".join(parts) or "the document"
 
 
