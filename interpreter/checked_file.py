@@ -124,7 +124,8 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)  # the schema's identifi
 
 
 def _where(path: tuple[str | int, ...]) -> str:
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".") or "the document"
+    """Where in the file, list items counted from 1 as the language counts them (``ships[1]`` is the first ship)."""
+    return "".join(f"[{part + 1}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".") or "the document"
 
 
 def _read(path: Path, given: str) -> Source:

@@ -174,6 +174,8 @@ def _binding_type(checker: Checker, binding: syntax.Binding, value_type: Type) -
             return ANY
         return found
     if isinstance(value_type, OutcomeType):
+        if binding.field == "outcome":
+            return value_type.field("outcome") or ANY  # every outcome has its name
         callee = checker.ruleset.procedures.get(value_type.procedure)
         for name, pos, fields in outcome_fields(callee.body) if callee is not None else ():
             if binding.field not in fields:

@@ -83,7 +83,7 @@ def _list(value: Any, expected: ListType, what: str) -> tuple[Any, ...]:
         raise CoercionError(f"{what} may hold at most {expected.max_items} items, not {len(value)}")
     if len(value) < expected.min_items:
         raise CoercionError(f"{what} must hold at least {expected.min_items} item{'s' if expected.min_items != 1 else ''}, not {len(value)}")
-    items = tuple([_inside(item, expected.element, f"{what}[{index}]", index) for index, item in enumerate(value)])
+    items = tuple([_inside(item, expected.element, f"{what}[{index + 1}]", index) for index, item in enumerate(value)])
     return items if expected.ordered else canonical(items)
 
 

@@ -6,7 +6,8 @@ most likely does not say what its author meant: an odds column looked up with
 a whole number, a lookup key known at load that matches no row, an index no
 list could hold, one outcome name with two sets of fields, one field name
 averaged over outcomes that may mean different things, and constants, tables,
-modifier lists and types nothing uses.  ``check`` prints each as
+modifier lists and types nothing uses, and (lint_cells.py) table rows and
+columns no lookup can reach.  ``check`` prints each as
 ``file:line:column: warning: ...``; ``check --strict`` makes them errors.
 Warnings never change whether a ruleset loads: a ruleset written against an
 older wartable still loads unchanged.
@@ -25,6 +26,7 @@ from typing import Any
 
 from . import syntax
 from .errors import Diagnostic
+from .lint_cells import unreachable_cells
 from .load_limits import DEFAULT_LOAD_LIMITS
 from .ruleset import Procedure, Ruleset
 from .tables import OffTable, Table, place
@@ -46,7 +48,9 @@ def lint(ruleset: Any) -> tuple[Diagnostic, ...]:
     numbers = {
         name: frozenset(f for f, field_type in checked.outcome_type.fields if isinstance(field_type, IntType)) for name, checked in compiled.items()
     }
-    found = sorted(dict.fromkeys(_Linter(model, numbers).run()), key=lambda d: (d.file, d.line, d.column, d.message))
+    named_from = {name: _outcome_from_names(checked) for name, checked in compiled.items()}
+    everything = [*_Linter(model, numbers, named_from).run(), *unreachable_cells(compiled, WARNING)]
+    found = sorted(dict.fromkeys(everything), key=lambda d: (d.file, d.line, d.column, d.message))
     cap = DEFAULT_LOAD_LIMITS.max_diagnostics  # a stranger's 5,000 unused constants print 100 warnings and a count
     if len(found) > cap:
         rest = found[cap]
@@ -63,9 +67,10 @@ def as_errors(warnings: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
 class _Linter:
     """One pass over one ruleset: the warnings found, and every constant, table, modifier list and type named."""
 
-    def __init__(self, model: Ruleset, numbers: dict[str, frozenset[str]]):
+    def __init__(self, model: Ruleset, numbers: dict[str, frozenset[str]], named_from: dict[str, dict[syntax.Pos, tuple[str, ...]]]):
         self.model = model
         self.numbers = numbers  # per checked procedure, its outcome fields that are whole numbers (what odds averages)
+        self.named_from = named_from  # per checked procedure, the names each `outcome from` makes (by the statement's position)
         self.found: list[Diagnostic] = []
         self.used: set[str] = set()  # constants, tables and modifier lists named anywhere
 
@@ -94,7 +99,8 @@ class _Linter:
 
     def _procedure(self, procedure: Procedure) -> None:
         bindings = _Bindings(procedure, self.model)
-        outcomes: list[syntax.Outcome] = []
+        outcomes: list[tuple[syntax.Outcome, object]] = []  # each outcome and where its fields come from (one statement)
+        named_from = self.named_from.get(procedure.name, {})
         for statement, expressions in _statements(procedure.body):
             for expression in expressions:
                 for expr in _walk(expression):
@@ -107,7 +113,12 @@ class _Linter:
             elif isinstance(statement, syntax.For):
                 bindings.bind(statement.var, NUMBER if isinstance(statement.iterable, syntax.RangeExpr) else OTHER)
             elif isinstance(statement, syntax.Outcome):
-                outcomes.append(statement)
+                outcomes.append((statement, statement.name))
+            elif isinstance(statement, syntax.OutcomeFrom):
+                # One outcome a text the value can hold, each with the statement's fields (as the checker makes them);
+                # the fields are one expression for all of them, so they mean one thing across those names.
+                outcomes.extend((syntax.Outcome(statement.pos, name, statement.fields, statement.rule), id(statement))
+                                for name in named_from.get(statement.pos, ()))
         self._outcome_fields(procedure, outcomes)
 
     def _expression(self, expr: syntax.Expr, bindings: _Bindings) -> None:
@@ -159,13 +170,15 @@ class _Linter:
             within = f"1 to {length}" if length is not None else "lists are indexed from 1"
             self.warn(expr.index.pos, f"index {position} is outside the list ({within}): every play through it stops there")
 
-    def _outcome_fields(self, procedure: Procedure, outcomes: list[syntax.Outcome]) -> None:
+    def _outcome_fields(self, procedure: Procedure, outcomes: list[tuple[syntax.Outcome, object]]) -> None:
         """One outcome name, one set of fields.  A number field several outcomes carry but not all may mean a different
         thing in each (the attacker's subs left in one, the defender's in another): odds averages them as one mean.
-        A field every outcome carries is taken as the procedure's own; true/false fields are not averaged."""
+        A field every outcome carries is taken as the procedure's own; true/false fields are not averaged; a field
+        given once for every name of one ``outcome from`` is one expression, so one meaning (its origin is the statement)."""
         first: dict[str, syntax.Outcome] = {}
         carriers: dict[str, dict[str, syntax.OutcomeField]] = {}  # field -> outcome name -> where it is first given
-        for outcome in outcomes:
+        origins: dict[str, set[object]] = {}  # field -> the outcome names or `outcome from` statements that give it
+        for outcome, origin in outcomes:
             names = [f.name for f in outcome.fields]
             earlier = first.setdefault(outcome.name, outcome)
             earlier_names = [f.name for f in earlier.fields]
@@ -174,9 +187,10 @@ class _Linter:
                                        f"{earlier.pos.line}: one outcome name should carry one set of fields; give each its own name")
             for item in outcome.fields:
                 carriers.setdefault(item.name, {}).setdefault(outcome.name, item)
+                origins.setdefault(item.name, set()).add(origin)
         numbers = self.numbers.get(procedure.name)
         for field_name, by_outcome in carriers.items():
-            if 2 <= len(by_outcome) < len(first) and (numbers is None or field_name in numbers):
+            if 2 <= len(by_outcome) < len(first) and len(origins[field_name]) >= 2 and (numbers is None or field_name in numbers):
                 names = list(by_outcome)
                 without = [name for name in first if name not in by_outcome]
                 self.warn(by_outcome[names[1]].pos, f"field '{field_name}' is carried by outcomes {_names(names)} (not by {_names(without)}): "
@@ -283,6 +297,19 @@ class _Bindings:
     def _hidden(self, name: str) -> bool:
         """Whether an input or choice of the procedure hides the constant ``name`` (the checker refuses that, but a lint reads what loaded)."""
         return self.procedure is not None and (self.procedure.input(name) is not None or self.procedure.choice(name) is not None)
+
+
+def _outcome_from_names(checked: Any) -> dict[syntax.Pos, tuple[str, ...]]:
+    """The names each ``outcome from`` of a checked procedure makes, by the statement's position: the checker writes
+    one ``outcome NAME(fields)`` a name at that position (the syntax tree does not know the names)."""
+    from . import ir
+
+    names: dict[syntax.Pos, dict[str, None]] = {}
+    for node in ir.walk(*checked.body.statements):
+        if type(node) is ir.Outcome:
+            names.setdefault(node.pos, {}).setdefault(node.name, None)
+    order = {name: index for index, name in enumerate(checked.outcome_names)}  # the order the table or enum declares
+    return {pos: tuple(sorted(found, key=lambda name: order.get(name, len(order)))) for pos, found in names.items()}
 
 
 def _lookup_keys(expr: syntax.Lookup) -> Iterator[tuple[str, syntax.Expr]]:

@@ -211,7 +211,7 @@ class _Loading:
                 if target in read:
                     diagnostics.add(main.diagnostic(at, f"include '{shown}' is {read[target]}"))
                     continue
-                read[target] = f"already included (include[{index}])"
+                read[target] = f"already included (include[{index + 1}])"  # counted from 1, as every path a message shows
                 documents.append(self.parse(target, fragment=True))
             except (OSError, OverLimit) as error:
                 diagnostics.add(main.diagnostic(at, f"include '{shown}': {_reason(error)}"))

@@ -316,7 +316,14 @@ class _ToAst(Transformer_NonRecursive):
 
     def bind(self, children):
         field, name = children
+        if field.type == "OUTCOME" and name is None:
+            raise RulesetError(self._tok(field).diagnostic(
+                "`outcome` is a keyword, so it cannot name a variable: write `outcome as result` to bind the outcome's name "
+                "(or read it as `r.outcome`)"))
         return syntax.Binding(self._tok(field), str(field), str(name) if name is not None else str(field))
+
+    def outcome_word(self, children):
+        return children[0]  # the token `outcome`: the outcome's name, as a destructured field (see grammar.lark)
 
     def new_word(self, children):
         return children[0]  # the token itself: `from`, `as`, `with` used as a name (see grammar.lark)

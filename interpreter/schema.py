@@ -92,9 +92,11 @@ def _inline_refs(schema: dict) -> dict:
 
 
 def _describe_path(path) -> str:
+    """Where in the file, as the reader counts: ``aids[1].rows.over`` is the first item of ``aids`` (jsonschema counts
+    list items from 0; the language and every other message count them from 1)."""
     parts: list[str] = []
     for part in path:
-        parts.append(f"[{part}]" if isinstance(part, int) else ("." if parts else "") + str(part))
+        parts.append(f"[{part + 1}]" if isinstance(part, int) else ("." if parts else "") + str(part))
     return "".join(parts) or "the document"
 
 
@@ -140,12 +142,49 @@ def _message(error: ValidationError) -> tuple[tuple, str, bool]:
     if error.validator == "required":
         return path, f"{where}: {_readable(error)}", False
     if error.validator in ("anyOf", "oneOf") and error.context:
+        meant = _branch_meant(error)
+        if meant:
+            return _message(best_match(meant))
         deepest = best_match(error.context)
         if deepest is not None and deepest.validator != "type":
             return _message(deepest)
+    bare = _bare_type_name(error, path)
+    if bare:
+        return path, f"{where}: {bare}", False
     if error.validator == "propertyNames":
         return path, f"{where}: key {error.instance!r} is not a valid name (letters, digits and _; not starting with a digit)", False
     return path, f"{where}: {_readable(error)}", False
+
+
+def _branch_meant(error: ValidationError) -> list[ValidationError]:
+    """The errors of the one branch of an ``anyOf`` the value plainly meant: the only branch whose required keys the
+    mapping has (``fields:`` is a record type, not a type spec).  Without this, jsonschema's best match can come from
+    a branch the author never meant: a record whose field is written ``strength: int`` was told "'values' is a
+    required property" (the type spec's enum rule, vacuously on).  Empty when no single branch is meant."""
+    if not isinstance(error.instance, dict) or not isinstance(error.validator_value, list):
+        return []
+    meant = [index for index, branch in enumerate(error.validator_value)
+             if isinstance(branch, dict) and branch.get("required") and all(key in error.instance for key in branch["required"])]
+    if len(meant) != 1:
+        return []
+    return [inner for inner in error.context if inner.schema_path and inner.schema_path[0] == meant[0]]
+
+
+def _bare_type_name(error: ValidationError, path: tuple) -> str:
+    """What to write where a record field or an input gives its type as a bare word (``strength: int``), which the
+    schema reads as a type spec that is not a mapping; empty for any other error."""
+    if error.validator != "type" or not isinstance(error.instance, str) or len(path) < 2 or path[-2] not in ("fields", "inputs"):
+        return ""
+    if not (isinstance(error.validator_value, str) and error.validator_value == "object"):
+        return ""
+    what = "a record field's type" if path[-2] == "fields" else "an input's type"
+    key = str(path[-1])[:40]
+    if _IDENTIFIER.fullmatch(error.instance) and len(error.instance) <= 40:
+        return f"{what} is a mapping, not the bare word '{error.instance}': write `{key}: {{type: {error.instance}}}`"
+    return f"{what} is a mapping, not the text {_shorten(error.instance)}: write `{key}: {{type: TYPE}}`"
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def validate(loaded: LoadedYaml, *, fragment: bool = False, limits: LoadLimits = DEFAULT_LOAD_LIMITS) -> list[Diagnostic]:

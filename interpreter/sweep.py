@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -486,24 +486,44 @@ def _check_call(ruleset: Any, procedure: Any) -> None:
 
 
 def outcome_order(ruleset: CompiledRuleset, procedure: str) -> tuple[str, ...]:
-    """The procedure's outcome names in the order its text first names them."""
+    """The procedure's outcome names in the order its text first names them.
+
+    An ``outcome from VALUE`` names the texts its value can hold (a table's cells, an enum's values): the checker
+    lists them in the order the table or enum declares them (``CheckedProcedure.outcome_names``), and they take the
+    place of the statement, as a written ``outcome`` does; without this they sorted after every other name.  The
+    names of every ``outcome from`` of a procedure stand at the first one (the checked procedure does not say which
+    statement made which name).
+    """
     from . import syntax
 
-    names: dict[str, None] = {}
-
-    def walk(block: syntax.Block) -> None:
-        for statement in block.statements:
-            if isinstance(statement, syntax.Outcome):
-                names.setdefault(statement.name, None)
-            elif isinstance(statement, syntax.If):
-                for _, body in statement.branches:
-                    walk(body)
-                if statement.otherwise is not None:
-                    walk(statement.otherwise)
-            elif isinstance(statement, (syntax.For, syntax.While)):
-                walk(statement.body)
-
     source = ruleset.procedures.get(procedure)
-    if source is not None:
-        walk(source.body)
+    if source is None:
+        return ()
+    in_order = list(_statements_in_order(source.body))
+    written = {statement.name for statement in in_order if isinstance(statement, syntax.Outcome)}
+    checked = ruleset.compiled.get(procedure)
+    from_values = [name for name in (checked.outcome_names if checked is not None else ()) if name not in written]
+    names: dict[str, None] = {}
+    for statement in in_order:
+        if isinstance(statement, syntax.Outcome):
+            names.setdefault(statement.name, None)
+        elif isinstance(statement, syntax.OutcomeFrom):
+            names.update(dict.fromkeys(name for name in from_values if name not in names))
     return tuple(names)
+
+
+def _statements_in_order(block: Any) -> Iterator[Any]:
+    """Every statement of ``block`` and of the blocks inside it, in the order they are written (a stack, no recursion)."""
+    from . import syntax
+
+    stack: list[Any] = list(reversed(block.statements))
+    while stack:
+        statement = stack.pop()
+        yield statement
+        inner: list[Any] = []
+        if isinstance(statement, syntax.If):
+            inner = [body for _, body in statement.branches] + ([statement.otherwise] if statement.otherwise is not None else [])
+        elif isinstance(statement, (syntax.For, syntax.While)):
+            inner = [statement.body]
+        for body in reversed(inner):
+            stack.extend(reversed(body.statements))

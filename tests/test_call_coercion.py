@@ -204,3 +204,15 @@ def test_exact_odds_remember_a_call_built_in_place(direct):
     assert any(key[0] == "roll_at" for key in direct.exact_results)
     assert odds(direct, "caller", {"at": 3, "colour": "red"}) == first
     assert first.probability("done", hit=True, side="red", bonus=2) == Fraction(2, 3)
+
+
+def test_a_bad_list_item_is_named_by_its_position_counted_from_1():
+    """The third item of a list is `[3]`, as the language indexes it and as schema paths read; the error's path
+    (where a position is looked up in a file) keeps the list's own index, 2."""
+    from interpreter.inputs import CoercionError, coerce
+    from interpreter.values import IntType, ListType
+
+    with pytest.raises(CoercionError) as caught:
+        coerce([1, 2, "x"], ListType(IntType(0, 9)), "input 'units'")
+    assert caught.value.message == "input 'units'[3] must be a whole number, not 'x'"
+    assert caught.value.path == (2,)

@@ -163,7 +163,7 @@ def test_check_a_situation_against_the_situation_schema(files):
     assert [(d["line"], d["column"]) for d in entry["diagnostics"]] == [(2, 1), (3, 7), (4, 25), (4, 48), (5, 6)]
     messages = [d["message"] for d in entry["diagnostics"]]
     assert messages[0] == "the document: '2nd' is not a name (letters, digits and _, not starting with a digit)"
-    assert messages[3].startswith("ships[1].a[1]: 2.5 is not an input value")
+    assert messages[3].startswith("ships[2].a[2]: 2.5 is not an input value")
 
 
 AGREEMENT_SAMPLES = [

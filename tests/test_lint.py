@@ -190,3 +190,20 @@ procedures:
       outcome done(in_range = reach(distance))
 """, encoding="utf-8")
     assert lint(load_ruleset(path)) == ()
+
+
+def test_a_number_field_of_one_outcome_from_means_one_thing(tmp_path):
+    """`outcome from` gives AE, EX and DE one field `losses` from one expression: one meaning, though a written
+    `outcome miss()` lacks it; the lint sees the three names (it did not see them at all) and says nothing."""
+    found = warnings_of(tmp_path, "let die = 1d6\nif die <= 5 then\n"
+                                  "  outcome from lookup crt(row = die, column = ratio(attack, defense))(losses = die)\nend\noutcome miss()")
+    assert found == []
+
+
+def test_a_written_outcome_beside_outcome_from_with_the_same_number_field_warns(tmp_path):
+    """The same field `losses` given by `outcome from` (AE, EX, DE) and by a written `outcome DE(...)`: two origins,
+    carried by four names but not by miss; and DE carries it from two places (the same set of fields: no warning there)."""
+    found = warnings_of(tmp_path, "let die = 1d6\nif die <= 3 then\n"
+                                  "  outcome from lookup crt(row = die, column = ratio(attack, defense))(losses = die)\n"
+                                  "elif die == 4 then\n  outcome DE(losses = 2)\nend\noutcome miss()")
+    assert len(found) == 1 and found[0].startswith("warning: field 'losses' is carried by outcomes AE, EX, DE (not by miss)")

@@ -455,7 +455,7 @@ def test_a_file_is_included_once(tmp_path):
     with pytest.raises(RulesetError) as error:
         load_ruleset(path)
     assert [(d.column, d.message) for d in error.value.diagnostics] == [
-        (19, "include './a.yaml' is already included (include[0])"),
+        (19, "include './a.yaml' is already included (include[1])"),
         (29, "include 'r.yaml' is this file itself"),
     ]
 

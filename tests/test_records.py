@@ -91,6 +91,13 @@ def fleet(tmp_path_factory):
             """
         ),
         "words": procedure("outcome w(from = from, as = from + 1, with = from + 2)", inputs="{from: {type: int}}"),
+        # the outcome's name destructured beside a field: `outcome` is a keyword, so it is bound with `as`
+        "named": procedure(
+            """
+            let {outcome as result, sunk} = resolve casualties()
+            outcome o(struck = result == "struck", hurt = result == "hurt", sunk = sunk)
+            """
+        ),
     }
     path = tmp_path_factory.mktemp("records") / "ruleset.yaml"
     path.write_text(ruleset_text(procedures, TYPES), encoding="utf-8")
@@ -112,6 +119,15 @@ def test_destructured_fields_sum_like_the_long_form(fleet, engine):
     assert sunk == {0: Fraction(16, 36), 1: Fraction(16, 36), 2: Fraction(4, 36)}
     # damaged total 0, 1, 2 w.p. 1/4, 1/2, 1/4 (two fair coins); the joint law is the long form's
     assert table(found) == table(odds(fleet, "same_by_hand", {}, engine=engine))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_outcome_name_destructured_with_as(fleet, engine):
+    # casualties' faces: 1-2 none (sunk 0), 3-4 hurt (sunk 0), 5-6 struck (sunk 1): 2/6 each
+    assert table(odds(fleet, "named", {}, engine=engine)) == {
+        ("o", (("hurt", False), ("struck", False), ("sunk", 0))): Fraction(2, 6),
+        ("o", (("hurt", True), ("struck", False), ("sunk", 0))): Fraction(2, 6),
+        ("o", (("hurt", False), ("struck", True), ("sunk", 1))): Fraction(2, 6)}
 
 
 @pytest.mark.parametrize("engine", ENGINES)

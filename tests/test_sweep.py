@@ -168,3 +168,39 @@ def test_sweep_api_matches_odds():
     result = run_sweep(eto, "interception", [parse_dimension(eto, "interception", "zones=2..4")])
     assert [cell.at for cell in result.cells] == [(2,), (3,), (4,)]
     assert [cell.distribution.probability("intercepted") for cell in result.cells] == [BY_ZONES[2], BY_ZONES[3], BY_ZONES[4]]
+
+
+def test_outcome_from_names_take_their_place_in_the_order(tmp_path):
+    """`outcome from` names (the table's cells, in the order the table declares them: DE, DR, EX) stand where the
+    statement is written, before the `outcome miss` written after it; they used to sort after every written name.
+    By hand, with d = 1d6: 1 -> DE, 2 -> DR, 3-4 -> EX (rows clamp), 5-6 -> miss: 1/6, 1/6, 2/6, 2/6."""
+    from conftest import procedure, ruleset_text
+
+    from interpreter.sweep import parse_dimension, run_sweep
+
+    table = """\
+    tables:
+      crt:
+        title: "CRT"
+        rule: "r"
+        rows: {name: "Die roll"}
+        edges: {rows: clamp}
+        cells:
+          "1": DE
+          "2": DR
+          "3": EX
+    """
+    body = """
+    let d = 1d6 + bonus
+    if d <= 4 then
+      outcome from lookup crt(row = d)
+    end
+    outcome miss()
+    """
+    path = tmp_path / "crt.yaml"
+    path.write_text(ruleset_text({"attack": procedure(body, inputs="{bonus: {type: int, min: 0, max: 1}}")}, extra=table), encoding="utf-8")
+    ruleset = load_ruleset(path)
+    result = run_sweep(ruleset, "attack", [parse_dimension(ruleset, "attack", "bonus=0")])
+    assert result.keys() == [("DE",), ("DR",), ("EX",), ("miss",)]
+    assert [result.cells[0].distribution.probability(name) for name in ("DE", "DR", "EX", "miss")] == [
+        Fraction(1, 6), Fraction(1, 6), Fraction(1, 3), Fraction(1, 3)]

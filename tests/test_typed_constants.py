@@ -224,7 +224,7 @@ def test_examples_outside_the_bounds_fail_at_their_yaml_lines(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "t.yaml:26:30: input 'fleet' may hold at most 2 items, not 3" in err
     assert "t.yaml:30:30: input 'fleet' must hold at least 1 item, not 0" in err
-    assert "t.yaml:34:30: input 'fleet'[0].gun must be at most 6, not 7" in err
+    assert "t.yaml:34:30: input 'fleet'[1].gun must be at most 6, not 7" in err
 
 
 def test_a_type_only_a_constant_uses_is_used(tmp_path):
