@@ -90,11 +90,13 @@ def _ungroup(document: Document, loaded: LoadedYaml, path: tuple) -> list[Diagno
     return problems
 
 
-def unknown_group_keys(documents: Iterable[LoadedYaml], procedures: Collection[str]) -> list[Diagnostic]:
+def unknown_group_keys(documents: Iterable[LoadedYaml], procedures: Collection[str], at_most: int) -> list[Diagnostic]:
     """A group key of ``examples:`` names a procedure of the ruleset: each that does not, at the key, once.
 
     Checked by the builder on the assembled ruleset (the procedure may come from an include or the
     base).  An example written in the list form keeps failing at ``test`` time, as it always did.
+    At most ``at_most`` problems (the load limits' ``max_diagnostics``): a file of 3,000 such keys
+    is told its first ones, not 400 KB of messages.
     """
     problems: list[Diagnostic] = []
     reported: set[tuple[str, int, int]] = set()
@@ -107,7 +109,9 @@ def unknown_group_keys(documents: Iterable[LoadedYaml], procedures: Collection[s
             mark = doc.mark(path)
             where = (doc.source_of(mark).name, mark.line, mark.column)
             if where in reported:
-                continue  # one message a group key, not one an example under it
+                continue
+            if len(problems) >= at_most:
+                return problems  # one message a group key, not one an example under it
             reported.add(where)
             close = difflib.get_close_matches(example["procedure"], list(procedures), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
