@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Collection, Iterable
-from typing import Any
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, TypeVar
 
 from .errors import Diagnostic
-from .merge import Document
-from .yaml_loader import LoadedYaml
+from .merge import subtree_paths
+from .yaml_loader import LoadedYaml, Mark
 
 # The style recorded for a ``procedure:`` value that was a group key: it travels with the
 # example's marks through include, extends and remove (they move styles with marks).
@@ -32,62 +34,82 @@ GROUP_KEY_STYLE = "group key"
 # Where a file may hold examples: a ruleset's or fragment's own, and a variant's add:.
 EXAMPLE_SECTIONS = (("examples",), ("add", "examples"))
 
+_Value = TypeVar("_Value")
+
 
 def ungroup_examples(loaded: LoadedYaml) -> tuple[LoadedYaml, list[Diagnostic]]:
     """``loaded`` with every grouped ``examples:`` mapping turned into the list form, and the
     problems found (an example whose own ``procedure:`` names another procedure than its group).
 
     Call it on a file the schema has accepted: a group is a mapping of lists of mappings.
-    A file without grouped examples is returned as it is.
+    A file without grouped examples is returned as it is.  Only what changes is copied (the
+    sections holding examples, each example's top level, the marks): the rest of the data is
+    shared with ``loaded``, which the caller drops.
     """
     grouped = [path for path in EXAMPLE_SECTIONS if isinstance(_at(loaded.data, path), dict)]
     if not grouped:
         return loaded, []
-    document = Document(loaded)
+    data = dict(loaded.data)
+    if ("add", "examples") in grouped:
+        data["add"] = dict(data["add"])
+    marks = _Marks(dict(loaded.value_marks), dict(loaded.key_marks), dict(loaded.styles))
     problems: list[Diagnostic] = []
     for path in grouped:
-        problems.extend(_ungroup(document, loaded, path))
-    return document.freeze(), problems
+        parent = data if len(path) == 1 else data["add"]
+        parent[path[-1]] = _ungroup(loaded, path, marks, problems)
+    frozen = LoadedYaml(loaded.source, data, MappingProxyType(marks.value), MappingProxyType(marks.key),
+                        MappingProxyType(marks.style), loaded.nodes)
+    return frozen, problems
 
 
-def _ungroup(document: Document, loaded: LoadedYaml, path: tuple) -> list[Diagnostic]:
-    """The mapping at ``path`` of ``document`` replaced by the list of its examples, in order, marks moved."""
-    groups: dict[str, list] = _at(document.data, path)
-    problems = []
+@dataclass(frozen=True)
+class _Marks:
+    """The marks of a file under change (value, key, scalar style), by path."""
+
+    value: dict[tuple, Mark]
+    key: dict[tuple, Mark]
+    style: dict[tuple, str]
+
+    def move(self, data: Any, old: tuple, new: tuple) -> None:
+        """The marks of the subtree of ``data`` at ``old`` moved to ``new``."""
+        for path in subtree_paths(data, old):
+            moved = new + path[len(old):]
+            _rename(self.value, path, moved)
+            _rename(self.key, path, moved)
+            _rename(self.style, path, moved)
+
+
+def _rename(marks: dict[tuple, _Value], path: tuple, moved: tuple) -> None:
+    if path in marks:
+        marks[moved] = marks.pop(path)
+
+
+def _ungroup(loaded: LoadedYaml, path: tuple, marks: _Marks, problems: list[Diagnostic]) -> list[dict]:
+    """The examples of the mapping at ``path`` of ``loaded``, as one list in order, their marks moved in ``marks``."""
     examples: list[dict] = []
-    moves: list[tuple[tuple, tuple, str]] = []  # (old path, new path, procedure)
-    for procedure, items in groups.items():
+    for procedure, items in _at(loaded.data, path).items():
+        group = path + (procedure,)
+        group_mark = loaded.key_mark(group)
         for index, example in enumerate(items):
             written = example.get("procedure")
             if written is not None and written != procedure:
                 problems.append(loaded.diagnostic(
-                    path + (procedure, index, "procedure"),
+                    group + (index, "procedure"),
                     f"example '{example.get('name')}' is listed under procedure '{procedure}' but says procedure: {written}; "
                     f"move it under {written}: or drop its procedure: line",
                     at_key=True,
                 ))
-            moves.append((path + (procedure, index), path + (len(examples),), procedure))
+            new = path + (len(examples),)  # an integer where the old path has a name: no path is both
+            marks.move(loaded.data, group + (index,), new)
+            if "procedure" not in example:
+                # the group key's name, at the key's position: the example reads as its list form would
+                example = {"name": example["name"], "procedure": procedure, **example}
+                marks.value[new + ("procedure",)] = marks.key[new + ("procedure",)] = group_mark
+                marks.style[new + ("procedure",)] = GROUP_KEY_STYLE
             examples.append(example)
-    group_marks = {procedure: document.key_marks.get(path + (procedure,)) or loaded.key_mark(path + (procedure,)) for procedure in groups}
-    for old, new, _ in moves:  # the new paths are integers, the old ones start with a name: no path is both
-        document.move(old, new)
-    for procedure in groups:
-        for marks in (document.value_marks, document.key_marks, document.styles):
-            marks.pop(path + (procedure,), None)
-    parent = _at(document.data, path[:-1])
-    parent[path[-1]] = examples
-    for (_, new, procedure), example in zip(moves, examples):
-        if "procedure" in example:
-            continue  # written out (the same name): its own marks stay
-        # the group key's name first: the example reads as its list form would
-        example_with_procedure = {"name": example["name"], "procedure": procedure}
-        example_with_procedure.update((key, value) for key, value in example.items() if key != "name")
-        example.clear()
-        example.update(example_with_procedure)
-        document.value_marks[new + ("procedure",)] = group_marks[procedure]
-        document.key_marks[new + ("procedure",)] = group_marks[procedure]
-        document.styles[new + ("procedure",)] = GROUP_KEY_STYLE
-    return problems
+        for kind in (marks.value, marks.key, marks.style):
+            kind.pop(group, None)
+    return examples
 
 
 def unknown_group_keys(documents: Iterable[LoadedYaml], procedures: Collection[str], at_most: int) -> list[Diagnostic]:
