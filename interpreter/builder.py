@@ -17,6 +17,7 @@ from typing import Any
 
 from . import syntax
 from .errors import DiagnosticList, RulesetError
+from .example_groups import unknown_group_keys
 from .inputs import CoercionError, coerce
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
 from .parser import TokenBudget, parse_expression, parse_procedure
@@ -143,6 +144,7 @@ class Builder:
             aids.extend(_aid(doc, ("aids", index), aid) for index, aid in enumerate(data.get("aids") or ()))
         self._check_section_names(sections)
         self._check_note_names(note_names, sections)
+        self.diagnostics.extend(unknown_group_keys(self.documents, sections["procedures"], self.limits.max_diagnostics))
         self._spend_procedure_tokens(sections)
         self._build_records(sections["types"])  # first: a typed constant may name a type
         constants = {name: self._constant(name, item) for name, item in sections["constants"].items()}

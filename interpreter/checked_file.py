@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import Diagnostic, RulesetError, Source, UsageError
+from .example_groups import example_count
 from .files import read_source
 from .load_limits import DEFAULT_LOAD_LIMITS
 from .schema import SECTIONS, validate
@@ -88,7 +89,9 @@ def _counts(loaded: LoadedYaml, kind: str) -> dict[str, int]:
     if kind == SITUATION:
         return {"inputs": len(data)}
     sections = {"tables": "tables", "modifier_lists": "modifiers", "procedures": "procedures", "examples": "examples"}
-    return {count: len(data.get(section) or ()) for count, section in sections.items()}
+    # examples: a list, or grouped by procedure (a mapping of lists): counted one by one either way
+    return {count: example_count(data.get(section)) if section == "examples" else len(data.get(section) or ())
+            for count, section in sections.items()}
 
 
 def situation_problems(loaded: LoadedYaml) -> list[Diagnostic]:

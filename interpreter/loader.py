@@ -138,6 +138,7 @@ class _Loading:
         self.files_read += 1
         if self.files_read > self.limits.max_files:
             raise OverLimit(f"a ruleset may read at most {self.limits.max_files} files (itself, its includes, its bases)")
+        from .example_groups import ungroup_examples
         from .merge import SECTIONS
         from .schema import validate
         from .yaml_loader import load_yaml
@@ -159,6 +160,9 @@ class _Loading:
                     for key in misplaced
                 ])
         problems = validate(loaded, fragment=fragment, limits=self.limits)
+        if problems:
+            raise RulesetError(problems)
+        loaded, problems = ungroup_examples(loaded)  # examples grouped by procedure: one list from here on
         if problems:
             raise RulesetError(problems)
         return loaded

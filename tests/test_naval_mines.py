@@ -65,7 +65,7 @@ def test_every_element_cites_a_rule(mines):
         assert constant.rule, name
     for example in mines.examples:
         assert example.data.get("rule"), example.name
-    assert text.count("\n  - name: ") == len(mines.examples)
+    assert text.count("\n    - name: ") == len(mines.examples)  # grouped by procedure: each example one level in
 
 
 # ---- crossing: exact odds by hand ------------------------------------------------
@@ -344,7 +344,7 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
 
 def test_a_wrong_expected_value_fails_at_its_line(tmp_path):
     text = RULESET_PATH.read_text(encoding="utf-8")
-    target = "    expect: {outcome: crossed, fields: {units_lost: 2, mines_detonated: 2, mines_left: 8}}"
+    target = "      expect: {outcome: crossed, fields: {units_lost: 2, mines_detonated: 2, mines_left: 8}}"
     assert text.count(target) == 1
     copy = tmp_path / "naval_mines.yaml"
     copy.write_text(text, encoding="utf-8")
