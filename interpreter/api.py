@@ -42,7 +42,7 @@ from .binding import BoundInputs, bind, reachable_choices
 from .compiled_ruleset import CompiledRuleset
 from .dice import ScriptedDice, SeededDice, fresh_seed
 from .errors import Source, UsageError
-from .limits import Budget, Limits, breach
+from .limits import Budget, Limits, breach, keep_newest
 from .runtime import Run, fraction
 from .values import OutcomeValue
 
@@ -415,6 +415,7 @@ def _odds(
         if fast is not None:  # the common call, checked in one pass; anything else takes the general path
             prepared, values, program = fast
             weights, denom = program.exact(Run(ruleset, DEFAULT_LIMITS, None, None), values, 0)
+            _keep_memo(ruleset, DEFAULT_LIMITS)
             outcomes, total = program.distribution(weights, denom)
             truncated = ZERO if total == denom else (1 - Fraction(total, denom) if weights else Fraction(1))
             return _distribution(ruleset, procedure, prepared, outcomes, truncated)
@@ -422,7 +423,10 @@ def _odds(
     compiled, prepared, limits = _checked_call(ruleset, procedure, inputs, choices, budget.limits if budget is not None else limits)
     if engine == "compiled":
         program = ruleset.program(procedure)
-        weights, denom = program.exact(Run(ruleset, limits, budget, _choices_dict(choices)), program.inputs_tuple(prepared), 0)
+        try:
+            weights, denom = program.exact(Run(ruleset, limits, budget, _choices_dict(choices)), program.inputs_tuple(prepared), 0)
+        finally:
+            _keep_memo(ruleset, limits)
         if fraction is not Fraction:
             outcomes, total = program.distribution(weights, denom)
         else:  # pragma: no cover - a Python whose Fraction cannot be made field by field
@@ -441,6 +445,14 @@ def _odds(
     # the outcomes is exactly what `while` bounds dropped.
     truncated = ZERO if total == denom else (1 - Fraction(total, denom) if weights else Fraction(1))
     return _distribution(ruleset, procedure, prepared, outcomes, truncated)
+
+
+def _keep_memo(ruleset: Ruleset, limits: Limits) -> None:
+    """After an exact call: the ruleset's memo of resolved procedures back to ``limits.max_memo_entries``
+    entries (during the call it may hold ``limits.memo_entries``, as many as the state budget)."""
+    memo = getattr(ruleset, "exact_results", None)
+    if memo is not None and len(memo) > limits.max_memo_entries:
+        keep_newest(memo, limits.max_memo_entries)
 
 
 def _made(cls: type[_Made], **fields: Any) -> _Made:

@@ -126,6 +126,9 @@ class Limits:
         """How many outcome distributions of resolved procedures the memo keeps before it forgets its older half:
         max_memo_entries, or max_states when that is larger, or all of them when max_states is lifted.
 
+        Between calls the ruleset's memo keeps only the max_memo_entries newest (api.odds, keep_newest): a
+        call's lifted budget does not leave a gigabyte attached to the ruleset.
+
         Why it follows the state budget: a computation allowed to hold N states may remember as many calls (a
         call's entry is about a state's size), and the memo is what makes a battle's rounds cost one call per
         distinct round.  Bounded by max_memo_entries alone, exact eia battle 4 v 4 forgot and recomputed its
@@ -163,6 +166,16 @@ RAISE_HINTS = {
     "timeout": "raise it with --timeout SECONDS (0 for no limit) or Limits(timeout=...)",
     "max_trials": "use fewer trials, or raise Limits(max_trials=...)",
 }
+
+
+def keep_newest(memo: dict, keep: int) -> None:
+    """Forget all but the ``keep`` newest entries of ``memo`` (a dictionary keeps insertion order): what a
+    ruleset's memo keeps from one call to the next, however far a call let it grow (Limits.memo_entries).
+    An entry another thread forgot first is skipped."""
+    excess = len(memo) - keep
+    if excess > 0:
+        for old in list(memo)[:excess]:
+            memo.pop(old, None)
 
 
 def remember(memo: dict, key, value, limit: int) -> None:

@@ -16,7 +16,7 @@ from conftest import procedure
 from interpreter import odds, resolve
 from interpreter.api import monte_carlo
 from interpreter.errors import UsageError
-from interpreter.limits import LimitExceeded, Limits, remember
+from interpreter.limits import LimitExceeded, Limits, keep_newest, remember
 
 # conftest: the first body line is line 11, and body text starts in column 7.
 BODY_LINE, BODY_COLUMN = 11, 7
@@ -164,6 +164,26 @@ def test_a_memo_smaller_than_the_calls_forgets_and_gives_the_same_odds(make_rule
     assert odds(ruleset, "p", limits=Limits(max_memo_entries=1, max_states=4), engine=engine).probability("v", t=78) == 1
     if engine == "compiled":  # the ruleset's memo (the reference engine keeps one a run) kept at most 4 of the 12 calls of q
         assert 0 < len(ruleset.exact_results) <= 4
+
+
+def test_after_a_call_the_rulesets_memo_keeps_max_memo_entries(make_ruleset):
+    ruleset = make_ruleset({
+        "q": procedure("outcome r(x = n)", inputs="{n: {type: int}}"),
+        "p": procedure("let total = 0\nfor n in 1 .. 12 do\n  let r = resolve q(n = n)\n  set total = total + r.x\nend\noutcome v(t = total)"),
+    })
+    # states lifted: during the call every one of the 12 calls of q is remembered; after it, the 3 newest
+    # (max_memo_entries): q(n = 10), q(n = 11), q(n = 12), made last
+    assert odds(ruleset, "p", limits=Limits(max_states=None, max_memo_entries=3)).probability("v", t=78) == 1
+    assert len(ruleset.exact_results) == 3
+    assert [key[1] for key in ruleset.exact_results] == [(10,), (11,), (12,)]
+
+
+def test_keep_newest_forgets_the_oldest():
+    memo = {key: key.upper() for key in "abcde"}
+    keep_newest(memo, 2)
+    assert memo == {"d": "D", "e": "E"}
+    keep_newest(memo, 5)  # fewer than kept: unchanged
+    assert memo == {"d": "D", "e": "E"}
 
 
 def test_the_memo_follows_the_state_budget():
