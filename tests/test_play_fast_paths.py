@@ -9,9 +9,11 @@ test compares the shortcut with the general form, or both engines, on counts der
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
-from interpreter import resolve
+from interpreter import odds, resolve
 from interpreter.api import monte_carlo
 from interpreter.engine import procedure_source
 from interpreter.limits import BIG_VALUE_ITEMS, CALL_WORK, Budget, LimitExceeded, Limits
@@ -244,3 +246,23 @@ def test_a_remembered_changed_record_is_charged_and_marked_big_when_taken_from_t
     assert changed_record(rt, None, fleet, "turn", 1) is made
     # 2 fields and the 1,000 numbers of the list inside: 1,002 items, charged and big
     assert rt.budget.work == rt.budget.big_state == BIG_VALUE_ITEMS + 2
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_exact_odds_write_count_any_all_and_ranges_as_plays_do(one_procedure, engine):
+    ruleset = one_procedure(AGGREGATES)
+    source = procedure_source(ruleset, "p", "exact")
+    assert "len([" in source and "any([" in source and "all([" in source  # the shortcuts of plays, in exact code too
+    dist = odds(ruleset, "p", engine=engine)
+    # three d6: no six (5/6)^3 = 125/216; all three 4 or more (1/2)^3 = 1/8; none is a 1: (5/6)^3 = 125/216
+    assert sum(p for outcome, p in dist.outcomes if outcome.get("sixes") == 0) == Fraction(125, 216)
+    assert sum(p for outcome, p in dist.outcomes if outcome.get("all_high")) == Fraction(1, 8)
+    assert sum(p for outcome, p in dist.outcomes if not outcome.get("any_one")) == Fraction(125, 216)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_exact_odds_walk_a_range_without_its_list(one_procedure, engine):
+    ruleset = one_procedure(FILTERED, inputs="{size: {type: int, default: 10}}")
+    assert "CRNG(rt, " in procedure_source(ruleset, "p", "exact")
+    # multiples of 3 in 1 .. 10: 3, 6, 9 (no dice: probability 1)
+    assert odds(ruleset, "p", {"size": 10}, engine=engine).probability("done", n=3, last=9) == 1

@@ -33,7 +33,7 @@ SIMPLE = (ir.Const, ir.Local, ir.InputRef)  # read without work: never hoisted, 
 # Worth computing once for a loop when they read nothing the loop changes.
 COSTLY = (ir.Field, ir.Index, ir.CallFunction, ir.Aggregate, ir.Lookup, ir.ModifierSum, ir.Range, ir.ListOf, ir.Guard)
 
-# Aggregates whose finish cannot fail, written in a play as the built-in they call (the list built first, as before).
+# Aggregates whose finish cannot fail, written as the built-in they call (the list built first, as before).
 INLINE_FINISH = {"count": "len", "any": "any", "all": "all"}
 
 _COMPARISON = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}
@@ -216,9 +216,9 @@ class Expressions(NodeVisitor):
         var = f"v{e.slot}"
         function = e.function
         span = e.collection
-        over_range = self.keys is not None and isinstance(span, ir.Range)
-        if isinstance(span, ir.Range) and over_range:
-            # a play: the range walked without making its list, checked and charged as RNG and CNT would
+        over_range = isinstance(span, ir.Range)
+        if over_range:
+            # the range walked without making its list, checked and charged as RNG and CNT would
             low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
             collection = f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})"
         else:
@@ -230,13 +230,13 @@ class Expressions(NodeVisitor):
             items = self._aggregate_items(e, var, collection, walrus, depth)
         finally:
             self.positions_of.pop(e.slot, None)
-        if self.keys is not None and function.name == "list":
-            # a play's list checked in place (the finish's own call saved); a list of the numbers of a range, whose
+        if function.name == "list":
+            # the list checked in place (the finish's own call saved); a list of the numbers of a range, whose
             # size is its length, without looking at each item
             plain = over_range and type(e.element) is ir.Local and e.element.slot == e.slot
             return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)})"
-        if self.keys is not None and function.name in INLINE_FINISH:
-            return f"{INLINE_FINISH[function.name]}({items})"  # a play: a finish that cannot fail, without its own call
+        if function.name in INLINE_FINISH:
+            return f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call
         finish = self.module.ref(function.finish, "ag")
         return f"{finish}(rt, {self.pos(e)}, {items})"
 
@@ -253,10 +253,10 @@ class Expressions(NodeVisitor):
         return f"[{var} for {var} in {collection}{condition}]"
 
     def _positions_walked(self, e: ir.Aggregate) -> str | None:
-        """In a play, the source of the list whose positions an aggregate walks (``for i in 1 .. count(xs)``, xs a
-        variable or an input, which nothing in the aggregate can change); None for any other collection."""
+        """The source of the list whose positions an aggregate walks (``for i in 1 .. count(xs)``, xs a variable
+        or an input, which nothing in the aggregate can change); None for any other collection."""
         span = e.collection
-        if self.keys is None or not isinstance(span, ir.Range) or not (type(span.low) is ir.Const and span.low.value == 1):
+        if not isinstance(span, ir.Range) or not (type(span.low) is ir.Const and span.low.value == 1):
             return None
         high = span.high
         if not (isinstance(high, ir.CallFunction) and high.function.name == "count" and len(high.args) == 1 and type(high.args[0]) in (ir.Local, ir.InputRef)):
