@@ -217,7 +217,7 @@ class Expressions(NodeVisitor):
         function = e.function
         span = e.collection
         over_range = isinstance(span, ir.Range)
-        if over_range:
+        if isinstance(span, ir.Range):
             # the range walked without making its list, checked and charged as RNG and CNT would
             low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
             collection = f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})"
