@@ -403,6 +403,18 @@ def statement_blocks(statement: Any) -> tuple:
     return () if blocks is None else blocks(statement)
 
 
+def statements_in(block: Block) -> Iterator[Any]:
+    """Every statement inside ``block``, at any depth, parents before their children."""
+    stack: list[Any] = [block]
+    while stack:
+        node = stack.pop()
+        if type(node) is Block:
+            stack.extend(node.statements)
+            continue
+        yield node
+        stack.extend(statement_blocks(node))
+
+
 def walk(*nodes: Any) -> Iterator[Any]:
     """Every node under ``nodes`` (statements or expressions), themselves included, depth first:
     a statement's own expressions and the statements of its blocks, an expression's sub-expressions.

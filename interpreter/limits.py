@@ -190,8 +190,7 @@ def remember(memo: dict, key, value, limit: int) -> None:
     shared by threads: an entry another thread forgot first is skipped.
     """
     if len(memo) >= limit:
-        for old in list(memo)[: len(memo) - limit // 2]:
-            memo.pop(old, None)
+        keep_newest(memo, limit // 2)
     memo[key] = value
 
 

@@ -322,32 +322,27 @@ def _lookup_keys(expr: syntax.Lookup) -> Iterator[tuple[str, syntax.Expr]]:
 
 def _statements(block: syntax.Block) -> Iterator[tuple[syntax.Stmt, tuple[syntax.Expr, ...]]]:
     """Every statement of ``block`` and those nested in it, in the order they are written, with the expressions it holds."""
-    stack: list[syntax.Stmt] = list(reversed(block.statements))
-    while stack:
-        statement = stack.pop()
-        nested: list[syntax.Block] = []
-        expressions: tuple[syntax.Expr, ...] = ()
-        if isinstance(statement, (syntax.Let, syntax.Set)):
-            expressions = (statement.value,)
-        elif isinstance(statement, syntax.If):
-            expressions = tuple(condition for condition, _ in statement.branches)
-            nested = [body for _, body in statement.branches] + ([statement.otherwise] if statement.otherwise is not None else [])
-        elif isinstance(statement, syntax.For):
-            expressions, nested = (statement.iterable,), [statement.body]
-        elif isinstance(statement, syntax.While):
-            expressions = (statement.condition,) + ((statement.limit,) if statement.limit is not None else ())
-            nested = [statement.body]
-        elif isinstance(statement, syntax.Outcome):
-            expressions = tuple(f.value for f in statement.fields)
-        elif isinstance(statement, syntax.Destructure):
-            expressions = (statement.value,)
-        elif isinstance(statement, syntax.OutcomeFrom):
-            expressions = (statement.source, *(f.value for f in statement.fields))
-        elif isinstance(statement, syntax.Require):
-            expressions = (statement.condition,)
-        yield statement, expressions
-        for body in reversed(nested):
-            stack.extend(reversed(body.statements))
+    for statement in syntax.statements_in_order(block):
+        yield statement, _expressions_of(statement)
+
+
+def _expressions_of(statement: syntax.Stmt) -> tuple[syntax.Expr, ...]:
+    """The expressions a statement holds itself (not those of the statements nested in it)."""
+    if isinstance(statement, (syntax.Let, syntax.Set, syntax.Destructure)):
+        return (statement.value,)
+    if isinstance(statement, syntax.If):
+        return tuple(condition for condition, _ in statement.branches)
+    if isinstance(statement, syntax.For):
+        return (statement.iterable,)
+    if isinstance(statement, syntax.While):
+        return (statement.condition,) + ((statement.limit,) if statement.limit is not None else ())
+    if isinstance(statement, syntax.Outcome):
+        return tuple(f.value for f in statement.fields)
+    if isinstance(statement, syntax.OutcomeFrom):
+        return (statement.source, *(f.value for f in statement.fields))
+    if isinstance(statement, syntax.Require):
+        return (statement.condition,)
+    return ()
 
 
 def _walk(expr: syntax.Expr) -> Iterator[syntax.Expr]:

@@ -209,7 +209,7 @@ class _Values:
     def __init__(self, procedure: ir.CheckedProcedure):
         self.procedure = procedure
         self.writes: dict[int, list[Any]] = {}  # slot -> the statements (or loop iterables) that write it
-        for statement in _statements(procedure.body):
+        for statement in ir.statements_in(procedure.body):
             kind = type(statement)
             if kind is ir.Assign or kind is ir.Roll or kind is ir.CallProcedure:
                 self.writes.setdefault(statement.slot, []).append(statement)
@@ -324,15 +324,6 @@ class _Values:
             return None
         choice = self.procedure.choice(name)
         return Texts(frozenset(choice.options)) if choice is not None and choice.options else None
-
-
-def _statements(block: ir.Block) -> Iterator[Any]:
-    stack: list[Any] = list(block.statements)
-    while stack:
-        statement = stack.pop()
-        yield statement
-        for inner in ir.statement_blocks(statement):
-            stack.extend(inner.statements)
 
 
 def _constant(value: Any) -> Known:

@@ -605,9 +605,8 @@ def changed_record(rt: Run, pos: Pos, record: Any, name: str, value: Any) -> Any
     value: records are interned (values.Record), so the record with one field changed is the same object every
     time, and a battle changes the same few fields of the same ships to the same few values hundreds of times a
     play (exact day_battleships: 1.3 million with_field calls, 35.0 -> 28.7 s with the memo and Record._fields
-    made with the record).  A result taken from
-    the memo is charged as with_field charges it (``Budget.check_value``: its size, and the big-value mark); it
-    was within the run's limits when made."""
+    made with the record).  A result taken from the memo is charged as with_field charges it
+    (``Budget.check_value``: its size, and the big-value mark); it was within the run's limits when made."""
     kind = type(value)
     if type(record) is not Record or kind not in _PLAIN_FIELD_VALUES:
         return _with_field(rt, pos, record, name, value)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -499,7 +499,7 @@ def outcome_order(ruleset: CompiledRuleset, procedure: str) -> tuple[str, ...]:
     source = ruleset.procedures.get(procedure)
     if source is None:
         return ()
-    in_order = list(_statements_in_order(source.body))
+    in_order = list(syntax.statements_in_order(source.body))
     written = {statement.name for statement in in_order if isinstance(statement, syntax.Outcome)}
     checked = ruleset.compiled.get(procedure)
     from_values = [name for name in (checked.outcome_names if checked is not None else ()) if name not in written]
@@ -510,20 +510,3 @@ def outcome_order(ruleset: CompiledRuleset, procedure: str) -> tuple[str, ...]:
         elif isinstance(statement, syntax.OutcomeFrom):
             names.update(dict.fromkeys(name for name in from_values if name not in names))
     return tuple(names)
-
-
-def _statements_in_order(block: Any) -> Iterator[Any]:
-    """Every statement of ``block`` and of the blocks inside it, in the order they are written (a stack, no recursion)."""
-    from . import syntax
-
-    stack: list[Any] = list(reversed(block.statements))
-    while stack:
-        statement = stack.pop()
-        yield statement
-        inner: list[Any] = []
-        if isinstance(statement, syntax.If):
-            inner = [body for _, body in statement.branches] + ([statement.otherwise] if statement.otherwise is not None else [])
-        elif isinstance(statement, (syntax.For, syntax.While)):
-            inner = [statement.body]
-        for body in reversed(inner):
-            stack.extend(reversed(body.statements))

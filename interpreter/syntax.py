@@ -8,6 +8,7 @@ meaning in ``evaluator``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # Positions live with the errors: a checked ruleset needs them, not the syntax tree (see cache.py).
@@ -340,3 +341,19 @@ class Block:
 
     pos: Pos
     statements: tuple[Stmt, ...]
+
+
+def statements_in_order(block: Block) -> Iterator[Stmt]:
+    """Every statement of ``block`` and of the blocks inside it, in the order they are written (an ``if``'s
+    branches, then its ``else``), with a stack of its own (no recursion on the depth)."""
+    stack: list[Stmt] = list(reversed(block.statements))
+    while stack:
+        statement = stack.pop()
+        yield statement
+        nested: list[Block] = []
+        if isinstance(statement, If):
+            nested = [body for _, body in statement.branches] + ([statement.otherwise] if statement.otherwise is not None else [])
+        elif isinstance(statement, (For, While)):
+            nested = [statement.body]
+        for body in reversed(nested):
+            stack.extend(reversed(body.statements))

@@ -120,18 +120,16 @@ def test_a_ruleset_without_the_sugar_is_left_as_it_was(tmp_path):
     assert expand_sides(loaded, DiagnosticList()) is loaded
 
 
-def test_a_variant_overrides_a_per_side_entry(tmp_path):
+def load_variant_of_sided(tmp_path, fire_inputs: str):
+    """A variant of SIDED whose override changes procedure fire's inputs (``fire_inputs``, YAML at that level)."""
     (tmp_path / "base.yaml").write_text(HEADER.format(name="base") + SIDED, encoding="utf-8")
-    (tmp_path / "variant.yaml").write_text(HEADER.format(name="variant") + textwrap.dedent("""\
-        extends: base.yaml
-        override:
-          procedures:
-            fire:
-              inputs:
-                per_side:
-                  target: {default: 5}
-        """), encoding="utf-8")
-    variant = load_ruleset(tmp_path / "variant.yaml")
+    override = "extends: base.yaml\noverride:\n  procedures:\n    fire:\n      inputs:\n" + textwrap.indent(fire_inputs, "        ")
+    (tmp_path / "variant.yaml").write_text(HEADER.format(name="variant") + override, encoding="utf-8")
+    return load_ruleset(tmp_path / "variant.yaml")
+
+
+def test_a_variant_overrides_a_per_side_entry(tmp_path):
+    variant = load_variant_of_sided(tmp_path, "per_side:\n  target: {default: 5}\n")
     fire = variant.model.procedures["fire"]
     # both sides' target changes with the one entry; the battle, taking fire's inputs, keeps its own defender_target
     assert (fire.input("attacker_target").default, fire.input("defender_target").default) == (5, 5)
@@ -165,16 +163,7 @@ def test_eia_keeps_the_names_of_its_inputs_and_choices():
 
 
 def test_a_variant_changes_one_side_of_a_per_side_entry(tmp_path):
-    (tmp_path / "base.yaml").write_text(HEADER.format(name="base") + SIDED, encoding="utf-8")
-    (tmp_path / "variant.yaml").write_text(HEADER.format(name="variant") + textwrap.dedent("""\
-        extends: base.yaml
-        override:
-          procedures:
-            fire:
-              inputs:
-                attacker_target: {default: 4}
-        """), encoding="utf-8")
-    fire = load_ruleset(tmp_path / "variant.yaml").model.procedures["fire"]
+    fire = load_variant_of_sided(tmp_path, "attacker_target: {default: 4}\n").model.procedures["fire"]
     # the base's per_side block is expanded before the one side is changed: the other side keeps the base's value
     assert (fire.input("attacker_target").default, fire.input("defender_target").default) == (4, 6)
 

@@ -14,7 +14,7 @@ node identity (the IR's nodes are named tuples compared by nobody).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from .. import ir
@@ -43,18 +43,6 @@ class Facts:
         self.head = liveness.head  # live slots at a loop's head
         self.block_in = liveness.block_in  # live slots at a block's start
         self.uses = liveness.uses  # the slots an expression reads
-
-
-def statements_in(block: ir.Block) -> Iterator[Any]:
-    """Every statement inside ``block``, at any depth, parents before their children."""
-    stack: list[Any] = [block]
-    while stack:
-        node = stack.pop()
-        if type(node) is ir.Block:
-            stack.extend(node.statements)
-            continue
-        yield node
-        stack.extend(ir.statement_blocks(node))
 
 
 class WrittenSlots(NodeVisitor):
@@ -102,7 +90,7 @@ written_slots = WrittenSlots()
 
 def structure(block: ir.Block, facts: Facts) -> None:
     """Bound slots, rolls, loops, if-depth and assigned slots of every statement (children before parents)."""
-    order = list(statements_in(block))
+    order = list(ir.statements_in(block))
     for statement in order:
         for expr in ir.statement_expressions(statement):
             for node in ir.walk(expr):
@@ -125,7 +113,7 @@ def structure(block: ir.Block, facts: Facts) -> None:
 
 def ranges(block: ir.Block) -> dict[int, tuple[int, int]]:
     """Slots that hold the total of a roll of literal dice, and `let` copies of them never `set` again."""
-    statements = list(statements_in(block))
+    statements = list(ir.statements_in(block))
     writes: dict[int, int] = {}
     for s in statements:
         for slot in written_slots(s):
@@ -158,7 +146,7 @@ def outcome_key_slots(block: ir.Block, direct: Callable[[ir.CallProcedure], bool
     reads fields from it (see :class:`.expressions.Expressions`).  Anything else (passed on, compared, put
     in an outcome or a list) keeps the outcome value.
     """
-    statements = list(statements_in(block))
+    statements = list(ir.statements_in(block))
     writers: dict[int, list[Any]] = {}
     for statement in statements:
         for slot in written_slots(statement):
