@@ -1,4 +1,4 @@
-"""Interned records (issue 24): equal records are one object, whatever made them.
+"""Interned records and outcomes (issue 24): equal records (and equal outcomes) are one object, whatever made them.
 
 Hashing and equality of records are the built-in ones, by identity; these
 tests check that this is still content equality for users (every path that
@@ -287,3 +287,53 @@ def test_an_outcome_holding_records_hashes_like_its_contents():
     one = OutcomeValue("after", (("fleet", (ship("big", 1),)),))
     other = OutcomeValue.made("after", (("fleet", (Record("ship", {"kind": "big", "hits": 1}),)),))
     assert one == other and hash(one) == hash(other) and {one: 1}[other] == 1
+    assert one is other
+
+
+# ---- outcomes are interned too (exact odds keep them in every state) ---------------------------------
+
+
+def test_equal_outcomes_are_one_object_and_python_equal_values_stay_apart():
+    assert OutcomeValue("hit", (("hits", 1),)) is OutcomeValue.made("hit", (("hits", 1),))
+    assert OutcomeValue("hit", ()) is OutcomeValue("hit")
+    assert OutcomeValue("hit", ()) is not OutcomeValue("miss", ())
+    assert OutcomeValue("hit", (("hits", 1),)) is not Record("hit", (("hits", 1),))  # an outcome is not a record
+    # 1, True and 1:1 are three answers to a player, so three outcomes (a dataclass compared them equal)
+    one, yes, ratio = (OutcomeValue("o", (("a", value),)) for value in (1, True, Fraction(1)))
+    assert len({id(one), id(yes), id(ratio)}) == 3 and one != yes
+    assert OutcomeValue("o", (("a", (1, (2,))),)) is not OutcomeValue("o", (("a", (1, (True,))),))
+    # an outcome inside a record or an outcome is told apart by identity
+    assert Record("r", (("last", one),)) is not Record("r", (("last", yes),))
+    assert Record("r", (("last", one),)).size == Record("r", (("last", yes),)).size == 2  # the outcome's field counts
+
+
+def test_pickle_and_copy_give_the_interned_outcome():
+    made = OutcomeValue("after", (("fleet", (ship("big", 1), ship("small", 0))), ("rounds", 3)))
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(made, protocol=protocol)) is made
+    assert copy.copy(made) is made and copy.deepcopy(made) is made
+    assert made.fields["rounds"] == 3 and made.fields_by_name()["outcome"] == "after"
+
+
+def test_threads_making_the_same_outcomes_get_one_object_each():
+    threads_count, per_thread = 8, 300
+    barrier = threading.Barrier(threads_count)
+    made: list[list[OutcomeValue]] = [[] for _ in range(threads_count)]
+
+    def make(into: list[OutcomeValue]) -> None:
+        barrier.wait()
+        for index in range(per_thread):
+            into.append(OutcomeValue("raced", (("index", index),)))
+
+    threads = [threading.Thread(target=make, args=(into,)) for into in made]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    for index in range(per_thread):
+        assert len({id(into[index]) for into in made}) == 1

@@ -45,7 +45,7 @@ from .writer import CodeWriter
 _new_object = object.__new__
 _ORDER = itemgetter(0, 1, 2)
 
-# Outcome values kept per procedure so that equal outcomes are one object (see ProcedureCode.shared_outcome).
+# Outcome values kept per procedure by key (see ProcedureCode.shared_outcome): found without making the intern key.
 SHARED_OUTCOMES = 1 << 16
 
 # Each mode, and what writes it (given the procedure's compiler; it returns the entry function's name).
@@ -118,11 +118,13 @@ class ProcedureCode:
         return OutcomeValue.made(name, tuple(zip(names, key[1:])))
 
     def shared_outcome(self, key: Any) -> OutcomeValue:
-        """:meth:`outcome`, the same object for equal keys (up to SHARED_OUTCOMES of them).
+        """:meth:`outcome`, remembered by key (up to SHARED_OUTCOMES of them).
 
-        For exact odds, whose callers keep the outcomes in their states: states
-        that hold one object compare by identity, not field by field.  (A single
-        play makes each outcome once, and gains nothing from it.)
+        For exact odds, which turn the same keys into outcomes again and again:
+        outcomes are interned (values.OutcomeValue), so :meth:`outcome` gives the
+        same object too, but by building the intern table's key (fields and their
+        types) every time; this finds it by the outcome key alone.  (A single play
+        makes each outcome once, and gains nothing from it.)
         """
         values = self._values
         found = values.get(key)
