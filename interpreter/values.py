@@ -155,6 +155,10 @@ def _deep_shape(value: Any) -> Any:
     kind = type(value)
     if kind is not tuple:
         return kind
+    if _IDENTICAL_WHEN_EQUAL.issuperset(map(type, value)):
+        # a list of records, outcomes or text (a fleet): a list equal to it holds the same objects, so its
+        # items need no shape (tuple, the class, is no value's exact type: it marks such a list)
+        return tuple
     shape: list[Any] = []
     stack: list[Any] = [value]
     while stack:
@@ -183,7 +187,7 @@ def _added(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
         object.__setattr__(made, "_items", pairs)
         # a record of plain fields (no list, outcome or record inside) is as big as its fields, known now: a
         # list of such records is then measured without a Python loop (see measure)
-        plain = Record not in key[2] and OutcomeValue not in key[2] and all(type(kind) is type for kind in key[2])
+        plain = Record not in key[2] and OutcomeValue not in key[2] and tuple not in key[2] and all(type(kind) is type for kind in key[2])
         object.__setattr__(made, "_measure", (len(pairs), 0) if plain else None)
         # reversed: the first of equal names wins, as a scan of the pairs finds it
         object.__setattr__(made, "_fields", dict(reversed(pairs)))
@@ -332,6 +336,10 @@ class OutcomeValue:
             object.__setattr__(self, "_fields_text", text)
         return text
 
+
+# Kinds of values equal only to a value of the same kind with the same meaning (_deep_shape): records and
+# outcomes are interned (equal is identical), and text equals only text.  Numbers are not: 1 == True == Fraction(1).
+_IDENTICAL_WHEN_EQUAL = frozenset((str, Record, OutcomeValue))
 
 # Outcomes' intern table: as Record's (_TABLE, above), a table of its own (an outcome and a record of one
 # name and fields are different values).

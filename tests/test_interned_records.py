@@ -337,3 +337,14 @@ def test_threads_making_the_same_outcomes_get_one_object_each():
         sys.setswitchinterval(interval)
     for index in range(per_thread):
         assert len({id(into[index]) for into in made}) == 1
+
+
+def test_a_list_of_records_is_shaped_by_identity_and_a_list_of_numbers_item_by_item():
+    # values._deep_shape marks a list of records, outcomes or text without its items (a list equal to it holds
+    # the same objects); a list holding a number is shaped item by item, so 1 and True inside stay apart
+    big = ship("big", 1)
+    assert Record("t", (("a", (big, 1)),)) is not Record("t", (("a", (big, True)),))
+    assert OutcomeValue("o", (("a", (big, 1)),)) is not OutcomeValue("o", (("a", (big, True)),))
+    assert Record("t", (("a", (big, "x")),)) is Record("t", (("a", (ship("big", 1), "x")),))
+    # a record holding a list of records is not plain: its size counts the list's items (1 field + 1 + 2 ships' 4)
+    assert Record("fleet", (("ships", (big, ship("small", 0))),)).size == 1 + 2 + 4
