@@ -52,6 +52,9 @@ from .values import (
 # helper, 24 calls, none nested), far below what exhausts Python's stack or the machine's patience.
 MAX_HELPER_DEPTH = 32
 MAX_HELPER_CALLS = 10_000
+# Kinds of literal items a list literal of them folds into a constant (plain values: a list of them is one list
+# deep and as long as its text; lists and records inside keep the run-time build, checked against the limits).
+_FOLDED_ITEM_KINDS = frozenset((int, str, bool))
 
 
 def _helper_calls(body: syntax.Expr, helpers: Any) -> list[tuple[str, syntax.Pos]]:
@@ -433,6 +436,11 @@ class Checker:
         if len(kinds) > 1:
             self.error(expr.pos, "a list's items must all be of one type")
         element = types[0] if types and len(kinds) == 1 else ANY
+        literals = [item.value for item in items if isinstance(item, ir.Const) and type(item.value) in _FOLDED_ITEM_KINDS]
+        if items and len(literals) == len(items):
+            # a list of literal numbers, text or yes/no (`s.status in ["fit", "damaged"]`) is a constant, as a
+            # constant from `constants:` is: made once at load, not built and measured each time it is read
+            return ir.Const(expr.pos, tuple(literals)), ListType(element)
         return ir.ListOf(expr.pos, tuple(items)), ListType(element)
 
     def _expr_Name(self, expr: syntax.Name, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:

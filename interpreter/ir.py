@@ -437,6 +437,8 @@ def literal_ints(faces: Expr) -> tuple | None:
     ``reroll``'s faces: checked at load when written out (interpreter/rerolls.py), so compiled plays take them as a
     constant (engine/play.py).  Here, not in rerolls.py, so that running compiled code never imports the syntax tree.
     """
+    if isinstance(faces, Const) and faces.name is None and type(faces.value) is tuple:  # a list literal, folded at load
+        return faces.value
     if isinstance(faces, ListOf):
         items = [item.value for item in faces.items if isinstance(item, Const)]
         return tuple(items) if len(items) == len(faces.items) else None
