@@ -483,7 +483,7 @@ class Checker:
                 result = found
         elif base_kind(subject_type) != "any":
             self.error(expr.pos, f"{subject_type.describe()} has no fields; '.{expr.name}' needs a record{context.where}")
-        return ir.Field(expr.pos, subject, expr.name), result
+        return ir.Field(expr.pos, subject, expr.name, isinstance(subject_type, OutcomeType)), result
 
     def _expr_Index(self, expr: syntax.Index, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         subject, subject_type = self._expr(expr.subject, scope, context)

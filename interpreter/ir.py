@@ -86,6 +86,7 @@ class Field(NamedTuple):
     pos: Pos
     subject: Expr
     name: str
+    of_outcome: bool = False  # the checker knows the subject is a resolved outcome (compiled reads try that first)
 
 
 class Index(NamedTuple):

@@ -119,7 +119,13 @@ class Expressions(NodeVisitor):
             return f"FLD({subject}, {e.name!r}, {pos})"
         # a record's field straight from its dictionary (Record._fields, made with the record); anything else through FLD
         s_, f_, v_ = self.w.temp("fs"), self.w.temp("fd"), self.w.temp("fv")
-        # and a resolved outcome's from its own (OutcomeValue._by_name, made by FLD on first use)
+        # and a resolved outcome's from its own (OutcomeValue._by_name, made by FLD on first use), tried first
+        # where the checker knows the subject is an outcome (exact odds keep resolved outcomes in their states)
+        if e.of_outcome:
+            return (f"({v_} if type({s_} := {subject}) is OUT and ({f_} := {s_}._by_name) is not None "
+                    f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
+                    f"else {v_} if type({s_}) is REC and ({v_} := {s_}._fields.get({e.name!r}, MISS)) is not MISS "
+                    f"else FLD({s_}, {e.name!r}, {pos}))")
         return (f"({v_} if type({s_} := {subject}) is REC "
                 f"and ({v_} := {s_}._fields.get({e.name!r}, MISS)) is not MISS "
                 f"else {v_} if type({s_}) is OUT and ({f_} := {s_}._by_name) is not None "
