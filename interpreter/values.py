@@ -12,7 +12,7 @@ import threading
 # What weakref.WeakValueDictionary removes its dead entries with (private to CPython's weakref, which has
 # no public form of it; typeshed does not list it).
 from _weakref import _remove_dead_weakref  # type: ignore[attr-defined]
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from operator import attrgetter, itemgetter
@@ -172,27 +172,38 @@ def _deep_shape(value: Any) -> Any:
     return tuple(shape)
 
 
-def _added(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
-    """A record for ``key`` (type name, pairs, shape) not found alive: made and added under the lock, unless
-    another thread added it since (then that one)."""
-    type_name, pairs, _ = key
+def _interned(table: dict[tuple, KeyedRef], key: tuple, make: Callable[[tuple], Any], forget: Callable[[KeyedRef], None]) -> Any:
+    """The value for ``key`` not found alive in ``table``: made by ``make(key)`` and added under the lock,
+    unless another thread added it since (then that one).  ``forget`` removes its entry when it dies."""
     with _TABLE_LOCK:
-        reference = _TABLE.get(key)
+        reference = table.get(key)
         if reference is not None:
             found = reference()
             if found is not None:
                 return found
-        made = object.__new__(Record)
-        object.__setattr__(made, "type_name", type_name)
-        object.__setattr__(made, "_items", pairs)
-        # a record of plain fields (no list, outcome or record inside) is as big as its fields, known now: a
-        # list of such records is then measured without a Python loop (see measure)
-        plain = Record not in key[2] and OutcomeValue not in key[2] and tuple not in key[2] and all(type(kind) is type for kind in key[2])
-        object.__setattr__(made, "_measure", (len(pairs), 0) if plain else None)
-        # reversed: the first of equal names wins, as a scan of the pairs finds it
-        object.__setattr__(made, "_fields", dict(reversed(pairs)))
-        _TABLE[key] = KeyedRef(made, _forget, key)
+        made = make(key)
+        table[key] = KeyedRef(made, forget, key)
         return made
+
+
+def _added(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
+    """A record for ``key`` (type name, pairs, shape) not found alive (see _interned)."""
+    made: Record = _interned(_TABLE, key, _new_record, _forget)
+    return made
+
+
+def _new_record(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
+    type_name, pairs, shape = key
+    made = object.__new__(Record)
+    object.__setattr__(made, "type_name", type_name)
+    object.__setattr__(made, "_items", pairs)
+    # a record of plain fields (no list, outcome or record inside) is as big as its fields, known now: a
+    # list of such records is then measured without a Python loop (see measure)
+    plain = Record not in shape and OutcomeValue not in shape and tuple not in shape and all(type(kind) is type for kind in shape)
+    object.__setattr__(made, "_measure", (len(pairs), 0) if plain else None)
+    # reversed: the first of equal names wins, as a scan of the pairs finds it
+    object.__setattr__(made, "_fields", dict(reversed(pairs)))
+    return made
 
 
 def interned_count() -> int:
@@ -283,7 +294,8 @@ class OutcomeValue:
     _fields_text: str | None  # repr(fields), made once (see fields_text)
 
     def __new__(cls, name: str, fields: tuple[tuple[str, Any], ...] = ()) -> OutcomeValue:
-        """The one outcome ``name`` with ``fields``: the live one when there is one, else a new one."""
+        """The one outcome ``name`` with ``fields``: the live one when there is one, else a new one (looked up
+        in this frame, as Record.__new__ does: every outcome exact odds keep comes this way)."""
         pairs = fields if type(fields) is Fields else Fields(fields)
         key = (name, pairs, _shape(pairs))
         reference = _OUTCOMES.get(key)
@@ -351,22 +363,19 @@ def _forget_outcome(reference: KeyedRef, table: dict = _OUTCOMES) -> None:
 
 
 def _added_outcome(key: tuple[str, Fields, tuple]) -> OutcomeValue:
-    """An outcome for ``key`` (name, fields, shape) not found alive: made and added under the lock, unless
-    another thread added it since (then that one)."""
+    """An outcome for ``key`` (name, fields, shape) not found alive (see _interned)."""
+    made: OutcomeValue = _interned(_OUTCOMES, key, _new_outcome, _forget_outcome)
+    return made
+
+
+def _new_outcome(key: tuple[str, Fields, tuple]) -> OutcomeValue:
     name, pairs, _ = key
-    with _TABLE_LOCK:
-        reference = _OUTCOMES.get(key)
-        if reference is not None:
-            found = reference()
-            if found is not None:
-                return found
-        made = object.__new__(OutcomeValue)
-        object.__setattr__(made, "name", name)
-        object.__setattr__(made, "fields", pairs)
-        object.__setattr__(made, "_by_name", None)
-        object.__setattr__(made, "_fields_text", None)
-        _OUTCOMES[key] = KeyedRef(made, _forget_outcome, key)
-        return made
+    made = object.__new__(OutcomeValue)
+    object.__setattr__(made, "name", name)
+    object.__setattr__(made, "fields", pairs)
+    object.__setattr__(made, "_by_name", None)
+    object.__setattr__(made, "_fields_text", None)
+    return made
 
 
 def to_plain(value: Any) -> Any:

@@ -244,15 +244,16 @@ def test_equality_and_hashing_agree_with_a_tuple_reference_on_random_records():
     assert all(by_record[Record(r.type_name, r.items())] == by_record[r] for r in records[:200])
 
 
-def test_threads_making_the_same_records_get_one_object_each():
+@pytest.mark.parametrize("kind", [Record, OutcomeValue])  # records, and outcomes (values.OutcomeValue)
+def test_threads_making_the_same_values_get_one_object_each(kind):
     threads_count, per_thread = 8, 300
     barrier = threading.Barrier(threads_count)
-    made: list[list[Record]] = [[] for _ in range(threads_count)]
+    made: list[list[object]] = [[] for _ in range(threads_count)]
 
-    def make(into: list[Record]) -> None:
-        barrier.wait()  # all start together, so they race to add the same records
+    def make(into: list[object]) -> None:
+        barrier.wait()  # all start together, so they race to add the same values
         for index in range(per_thread):
-            into.append(Record("raced", (("index", index), ("kind", "x"))))
+            into.append(kind("raced", (("index", index), ("kind", "x"))))
 
     threads = [threading.Thread(target=make, args=(into,)) for into in made]
     interval = sys.getswitchinterval()
@@ -313,30 +314,6 @@ def test_pickle_and_copy_give_the_interned_outcome():
         assert pickle.loads(pickle.dumps(made, protocol=protocol)) is made
     assert copy.copy(made) is made and copy.deepcopy(made) is made
     assert made.fields["rounds"] == 3 and made.fields_by_name()["outcome"] == "after"
-
-
-def test_threads_making_the_same_outcomes_get_one_object_each():
-    threads_count, per_thread = 8, 300
-    barrier = threading.Barrier(threads_count)
-    made: list[list[OutcomeValue]] = [[] for _ in range(threads_count)]
-
-    def make(into: list[OutcomeValue]) -> None:
-        barrier.wait()
-        for index in range(per_thread):
-            into.append(OutcomeValue("raced", (("index", index),)))
-
-    threads = [threading.Thread(target=make, args=(into,)) for into in made]
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(interval)
-    for index in range(per_thread):
-        assert len({id(into[index]) for into in made}) == 1
 
 
 def test_a_list_of_records_is_shaped_by_identity_and_a_list_of_numbers_item_by_item():
