@@ -32,7 +32,7 @@ def test_a_list_of_plain_literals_is_one_constant(one_procedure):
 
 @pytest.mark.parametrize("written", ["[[1], [2]]", "[1, d]", "[]"])
 def test_a_list_holding_a_list_or_a_computed_item_is_built_where_it_is_read(one_procedure, written):
-    ruleset = one_procedure(f"let x = {written}\nlet d = 1d6\noutcome done(n = count(x))".replace("let x = [1, d]\nlet d = 1d6", "let d = 1d6\nlet x = [1, d]"))
+    ruleset = one_procedure(f"let d = 1d6\nlet x = {written}\noutcome done(n = count(x))")
     built = [s.value for s in ruleset.compiled["p"].body.statements if type(s) is ir.Assign and s.value is not None]
     assert [type(value) for value in built if type(value) in (ir.ListOf, ir.Const)] == [ir.ListOf]
 

@@ -121,16 +121,16 @@ class Expressions(NodeVisitor):
         s_, f_, v_ = self.w.temp("fs"), self.w.temp("fd"), self.w.temp("fv")
         # and a resolved outcome's from its own (OutcomeValue._by_name, made by FLD on first use), tried first
         # where the checker knows the subject is an outcome (exact odds keep resolved outcomes in their states)
-        if e.of_outcome:
-            return (f"({v_} if type({s_} := {subject}) is OUT and ({f_} := {s_}._by_name) is not None "
-                    f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
-                    f"else {v_} if type({s_}) is REC and ({v_} := {s_}._fields.get({e.name!r}, MISS)) is not MISS "
-                    f"else FLD({s_}, {e.name!r}, {pos}))")
-        return (f"({v_} if type({s_} := {subject}) is REC "
-                f"and ({v_} := {s_}._fields.get({e.name!r}, MISS)) is not MISS "
-                f"else {v_} if type({s_}) is OUT and ({f_} := {s_}._by_name) is not None "
-                f"and ({v_} := {f_}.get({e.name!r}, MISS)) is not MISS "
-                f"else FLD({s_}, {e.name!r}, {pos}))")
+        name = repr(e.name)
+
+        def record(subject: str) -> str:
+            return f"type({subject}) is REC and ({v_} := {s_}._fields.get({name}, MISS)) is not MISS"
+
+        def outcome(subject: str) -> str:
+            return f"type({subject}) is OUT and ({f_} := {s_}._by_name) is not None and ({v_} := {f_}.get({name}, MISS)) is not MISS"
+
+        first, second = (outcome, record) if e.of_outcome else (record, outcome)
+        return f"({v_} if {first(f'{s_} := {subject}')} else {v_} if {second(s_)} else FLD({s_}, {name}, {pos}))"
 
     def _key_field(self, e: ir.Field, slot: int, walrus: bool) -> str:
         """A field of a resolved outcome held as its key in ``slot``, ``(number, field values...)`` or a bare
@@ -222,7 +222,6 @@ class Expressions(NodeVisitor):
         var = f"v{e.slot}"
         function = e.function
         span = e.collection
-        over_range = isinstance(span, ir.Range)
         if isinstance(span, ir.Range):
             # the range walked without making its list, checked and charged as RNG and CNT would
             low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
@@ -239,7 +238,7 @@ class Expressions(NodeVisitor):
         if function.name == "list":
             # the list checked in place (the finish's own call saved); a list of the numbers of a range, whose
             # size is its length, without looking at each item
-            plain = over_range and type(e.element) is ir.Local and e.element.slot == e.slot
+            plain = isinstance(span, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
             return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)})"
         if function.name in INLINE_FINISH:
             return f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call

@@ -113,9 +113,9 @@ class ProcedureCode:
             return found[0]
         # a resolved procedure's outcomes need no text to order them by: made without it
         if type(key) is int:
-            return OutcomeValue.made(self.sites[key][0], ())
+            return OutcomeValue(self.sites[key][0], ())
         name, names = self.sites[key[0]]
-        return OutcomeValue.made(name, tuple(zip(names, key[1:])))
+        return OutcomeValue(name, tuple(zip(names, key[1:])))
 
     def shared_outcome(self, key: Any) -> OutcomeValue:
         """:meth:`outcome`, remembered by key (up to SHARED_OUTCOMES of them).
@@ -137,13 +137,8 @@ class ProcedureCode:
 
     def _entry(self, key: Any) -> tuple:
         """(outcome, name, its fields as text): what ordering needs, made once per key (up to a bound)."""
-        if type(key) is int:
-            name, _ = self.sites[key]
-            value = OutcomeValue(name, ())
-        else:
-            name, names = self.sites[key[0]]
-            value = OutcomeValue(name, tuple(zip(names, key[1:])))
-        entry = (value, name, value.fields_text())
+        value = self.outcome(key)  # not among the entries yet: made from the key
+        entry = (value, value.name, value.fields_text())
         if len(self._outcomes) < 4096:
             self._outcomes[key] = entry
         return entry
