@@ -27,6 +27,7 @@ from lark.exceptions import (
 from . import syntax
 from .errors import Diagnostic, RulesetError, Source
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
+from .mirror import CopyBudget, mirrored
 
 # YAML counts these as line breaks (errors.LINE_BREAK) and keeps LS and PS in a
 # scalar's value: the parser sees them as the line breaks they are in the file,
@@ -258,6 +259,13 @@ def _operator(node: type[syntax.Logical | syntax.Binary], op: str) -> Any:
     return build
 
 
+@dataclass(frozen=True)
+class _Mirrored:
+    """A ``mirror`` block's statements (both copies), until the enclosing block splices them in."""
+
+    statements: tuple[syntax.Stmt, ...]
+
+
 class _ToAst(Transformer_NonRecursive):
     """Lark tree -> frozen dataclasses, positions mapped through the origin."""
 
@@ -265,6 +273,7 @@ class _ToAst(Transformer_NonRecursive):
         super().__init__()
         self.origin = origin
         self.limits = limits
+        self.mirror_budget = CopyBudget(limits.max_procedure_tokens)
 
     def _literal(self, parse, token: Token):
         """A number or die literal, held to the loading limits (positioned at the token)."""
@@ -290,7 +299,19 @@ class _ToAst(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def block(self, meta, children):
-        return syntax.Block(self._pos(meta), tuple(children))
+        statements: list[syntax.Stmt] = []
+        for child in children:  # a mirror stands for its statements, spliced in place (mirror.py)
+            statements.extend(child.statements if isinstance(child, _Mirrored) else (child,))
+        return syntax.Block(self._pos(meta), tuple(statements))
+
+    @v_args(meta=True)
+    def mirror_stmt(self, meta, children):
+        *pairs, body = children
+        return _Mirrored(mirrored(self._pos(meta), pairs, body, self.mirror_budget))
+
+    def exchange(self, children):
+        one, other = children
+        return ((self._tok(one), str(one)), (self._tok(other), str(other)))
 
     @v_args(meta=True)
     def let_stmt(self, meta, children):
