@@ -17,7 +17,7 @@ seed and is never changed.
 
 The expansion is sugar, made as the parser builds the syntax tree: the checker, lint, both back ends
 and the rulebook see the two copies as if written out. The copy keeps the written code's positions, so
-an error in it is reported at the line it came from. A mirror that exchanges nothing, a word paired with
+an error in it is reported at the line it came from, saying that it is about the copy. A mirror that exchanges nothing, a word paired with
 itself or a word in two pairs is refused at the ``mirror`` line.
 """
 
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import syntax
-from .errors import Pos, RulesetError
+from .errors import Diagnostic, Pos, RulesetError
 
 # The fields of syntax nodes that hold a name of the code (not text): everything else that is a str is
 # text (a string literal's value is exchanged only when it reads as a name, see `_text`).
@@ -58,6 +58,21 @@ _PROSE_FIELDS = {syntax.Note: ("text", "parts"), syntax.Require: ("message",)}
 _PLACEHOLDER = re.compile(r"(\{[^{}]*\})")  # a note's `{expression}`, as its text shows it
 
 
+class CopiedPos(Pos):
+    """A position in a mirror's copy: the written line's, and a message there says it is about the copy (the
+    copy's names are not the ones on that line)."""
+
+    __slots__ = ("mirror",)
+    mirror: str
+
+    def __init__(self, pos: Pos, mirror: str):
+        super().__init__(pos.source, pos.line, pos.column)
+        object.__setattr__(self, "mirror", mirror)
+
+    def diagnostic(self, message: str) -> Diagnostic:
+        return super().diagnostic(f"{message} (in the copy made by `{self.mirror}`)")
+
+
 class CopyBudget:
     """The syntax nodes the mirrors of one procedure may copy: each mirror doubles its block, so mirrors nested in
     mirrors would grow a short text exponentially (twenty deep: a million copies). One budget a parse, the
@@ -74,13 +89,14 @@ class Exchange:
     def __init__(self, pairs: Sequence[Pair], budget: CopyBudget, pos: Pos):
         self.budget = budget
         self.pos = pos
+        self.header = "mirror " + ", ".join(f"{one} <-> {other}" for (_, one), (_, other) in pairs)
         self.words: dict[str, str] = {}
         for (one_pos, one), (other_pos, other) in pairs:
             if one == other:
                 raise RulesetError(other_pos.diagnostic(f"`mirror` pairs '{one}' with itself: name two different words"))
-            for pos, word in ((one_pos, one), (other_pos, other)):
+            for word_pos, word in ((one_pos, one), (other_pos, other)):
                 if word in self.words:
-                    raise RulesetError(pos.diagnostic(f"`mirror` names '{word}' in two pairs: each word may be exchanged once"))
+                    raise RulesetError(word_pos.diagnostic(f"`mirror` names '{word}' in two pairs: each word may be exchanged once"))
             self.words[one] = other
             self.words[other] = one
         self.used = False
@@ -129,7 +145,9 @@ class Exchange:
         """``node`` with every name exchanged (a new tree; the written one is left as it is)."""
         if isinstance(node, tuple):
             return tuple(self.node(item) for item in node)
-        if not dataclasses.is_dataclass(node) or isinstance(node, (Pos, type)):
+        if isinstance(node, Pos):  # a copy of a copy names the innermost mirror that made it
+            return node if isinstance(node, CopiedPos) else CopiedPos(node, self.header)
+        if not dataclasses.is_dataclass(node) or isinstance(node, type):
             return node
         self.budget.left -= 1
         if self.budget.left < 0:
@@ -147,7 +165,7 @@ class Exchange:
                 changed = self.prose(value)
             elif isinstance(node, syntax.StrLit) and field.name == "value":
                 changed = self.text(value)
-            elif isinstance(value, (tuple, syntax.Expr, syntax.Stmt, syntax.Block, syntax.Arg, syntax.OutcomeField, syntax.Binding)):
+            elif isinstance(value, (tuple, Pos, syntax.Expr, syntax.Stmt, syntax.Block, syntax.Arg, syntax.OutcomeField, syntax.Binding)):
                 changed = self.node(value)
             else:
                 continue
@@ -163,8 +181,7 @@ def mirrored(pos: Pos, pairs: Sequence[Pair], block: syntax.Block, budget: CopyB
     exchange = Exchange(pairs, budget, pos)
     copy = exchange.node(block.statements)
     if not exchange.used:
-        words = ", ".join(f"{one} <-> {other}" for (_, one), (_, other) in pairs)
         raise RulesetError(pos.diagnostic(
-            f"`mirror {words}` exchanges nothing: no name in its block is one of these words or begins with one and '_'"))
+            f"`{exchange.header}` exchanges nothing: no name in its block is one of these words or begins with one and '_'"))
     return block.statements + copy
 

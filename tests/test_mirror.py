@@ -136,3 +136,14 @@ def test_a_mirror_that_cannot_be_meant_is_refused_at_its_line(text, where, messa
         parsed(text)
     diagnostic = error.value.diagnostics[0]
     assert (diagnostic.line, diagnostic.column) == where and diagnostic.message.startswith(message)
+
+
+def test_an_error_in_the_copy_is_reported_at_the_written_line_and_says_so(one_procedure):
+    # the block names attacker_bonus, declared; its copy names defender_bonus, which is not: reported at line 2 of
+    # the body, where the written attacker_bonus stands, saying it is about the copy
+    with pytest.raises(RulesetError) as error:
+        one_procedure("mirror attacker <-> defender do\n  let attacker_roll = 1d6 + attacker_bonus\nend\noutcome done",
+                      inputs="{attacker_bonus: {type: int, default: 0}}")
+    text = str(error.value)
+    assert "defender_bonus" in text and "(in the copy made by `mirror attacker <-> defender`)" in text
+    assert "let attacker_roll = 1d6 + attacker_bonus" in text  # the line shown is the written one
