@@ -6,8 +6,9 @@ and a procedure that hands a battle on to another repeats every input of it. Two
 - ``sides: [attacker, defender]`` at the top of the ruleset, and ``per_side:`` inside a procedure's
   ``inputs:`` or ``choices:``: each entry stands for one input (choice) per side, named ``SIDE_ENTRY``,
   with ``{side}`` (and, for two sides, ``{other}``) in its description and rule replaced by the side;
-- ``inputs_like: PROCEDURE`` (or ``{procedure: P, except: [...]}``) on a procedure: it takes P's
-  inputs and choices (after P's own expansion), its own entries overriding those of the same name.
+- ``inputs_like: PROCEDURE`` (or ``{procedure: P, except: [...]}``, or a list of these) on a procedure: it
+  takes P's inputs and choices (after P's own expansion), its own entries overriding those of the same
+  name; of a list, each procedure's in turn, an input two of them have coming from the first.
 
 Both expand here, on the merged document before the builder reads it, into the flat inputs written out
 by hand before: the model, the checker, the engine, situations, ``--set`` and examples see the same
@@ -89,12 +90,12 @@ def _uses_sugar(procedure: Any) -> bool:
     return "inputs_like" in procedure or any(PER_SIDE in (procedure.get(s) or {}) for s in SECTIONS)
 
 
-def _like_target(procedure: dict) -> tuple[str, list]:
-    """The procedure named by ``inputs_like`` and the names it leaves out."""
+def _like_targets(procedure: dict) -> list[tuple[str, list]]:
+    """The procedures named by ``inputs_like``, in order, each with the names it leaves out: one procedure (a name,
+    or ``{procedure: P, except: [...]}``) or a list of them."""
     like = procedure["inputs_like"]
-    if isinstance(like, str):
-        return like, []
-    return like["procedure"], list(like.get("except") or [])
+    return [(item, []) if isinstance(item, str) else (item["procedure"], list(item.get("except") or []))
+            for item in (like if isinstance(like, list) else [like])]
 
 
 class _Expansion:
@@ -167,55 +168,64 @@ class _Expansion:
     # ---- inputs_like -----------------------------------------------------------------
 
     def like_order(self) -> list[str]:
-        """The procedures with ``inputs_like``, each after the one it takes from; a cycle or an unknown name is reported."""
+        """The procedures with ``inputs_like``, each after every one it takes from; a cycle or an unknown name is reported."""
         order: list[str] = []
         done: set[str] = set()
         for start in self.procedures:
-            chain: list[str] = []
-            name = start
-            while name not in done and isinstance(self.procedures.get(name), dict) and "inputs_like" in self.procedures[name]:
-                if name in chain:
-                    cycle = " -> ".join(chain[chain.index(name):] + [name])
-                    self.error(("procedures", name, "inputs_like"), f"inputs_like forms a cycle: {cycle}")
-                    done.update(chain)
-                    chain = []
-                    break
-                chain.append(name)
-                target, _ = _like_target(self.procedures[name])
-                if target not in self.procedures:
-                    close = difflib.get_close_matches(target, list(self.procedures), n=1)
-                    hint = f" (did you mean '{close[0]}'?)" if close else ""
-                    self.error(("procedures", name, "inputs_like"), f"inputs_like names procedure '{target}', which this ruleset does not have{hint}")
-                    done.update(chain)
-                    chain = []
-                    break
-                name = target
-            for item in reversed(chain):
-                done.add(item)
-                order.append(item)
+            self._order_from(start, [], done, order)
         return order
 
-    def inputs_like(self, name: str) -> None:
-        procedure = self.procedures[name]
-        target, left_out = _like_target(procedure)
+    def _order_from(self, name: str, chain: list[str], done: set[str], order: list[str]) -> bool:
+        """Put ``name`` in ``order`` after the procedures it takes from (depth first); False when a cycle or an unknown
+        name below it was reported (the procedures on the way are then left as they are)."""
+        procedure = self.procedures.get(name)
+        if name in done or not isinstance(procedure, dict) or "inputs_like" not in procedure:
+            return True
         like_path = ("procedures", name, "inputs_like")
-        known = {n for s in SECTIONS for n in (self.procedures[target].get(s) or {})}
-        for index, excluded in enumerate(left_out):
-            if excluded not in known:
-                close = difflib.get_close_matches(excluded, sorted(known), n=1)
+        if name in chain:
+            cycle = " -> ".join(chain[chain.index(name):] + [name])
+            self.error(like_path, f"inputs_like forms a cycle: {cycle}")
+            return False
+        sound = True
+        for target, _ in _like_targets(procedure):
+            if target not in self.procedures:
+                close = difflib.get_close_matches(target, list(self.procedures), n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
-                self.error(like_path + ("except", index), f"except: procedure '{target}' has no input or choice '{excluded}'{hint}")
+                self.error(like_path, f"inputs_like names procedure '{target}', which this ruleset does not have{hint}")
+                sound = False
+            elif not self._order_from(target, chain + [name], done, order):
+                sound = False
+        done.add(name)
+        if sound:
+            order.append(name)
+        return sound
+
+    def inputs_like(self, name: str) -> None:
+        """Every procedure's inputs and choices ``name`` takes, in the order listed (an input two of them have comes from
+        the first), its own entries replacing those of the same name in place and the rest after them."""
+        procedure = self.procedures[name]
+        like_path = ("procedures", name, "inputs_like")
+        targets = _like_targets(procedure)
+        for position, (target, left_out) in enumerate(targets):
+            known = {n for s in SECTIONS for n in (self.procedures[target].get(s) or {})}
+            item_path = like_path + ((position,) if isinstance(procedure["inputs_like"], list) else ())
+            for index, excluded in enumerate(left_out):
+                if excluded not in known:
+                    close = difflib.get_close_matches(excluded, sorted(known), n=1)
+                    hint = f" (did you mean '{close[0]}'?)" if close else ""
+                    self.error(item_path + ("except", index), f"except: procedure '{target}' has no input or choice '{excluded}'{hint}")
         for section in SECTIONS:
             own = procedure.get(section) or {}
             taken: dict = {}
-            for key, value in (self.procedures[target].get(section) or {}).items():
-                if key in left_out:
-                    continue
-                if key in own:
-                    taken[key] = own[key]
-                    continue
-                taken[key] = copy_tree(value)
-                self.copy_marks(("procedures", target, section, key), ("procedures", name, section, key))
+            for target, left_out in targets:
+                for key, value in (self.procedures[target].get(section) or {}).items():
+                    if key in left_out or key in taken:
+                        continue
+                    if key in own:
+                        taken[key] = own[key]
+                        continue
+                    taken[key] = copy_tree(value)
+                    self.copy_marks(("procedures", target, section, key), ("procedures", name, section, key))
             taken.update((key, value) for key, value in own.items() if key not in taken)
             if taken:
                 procedure[section] = taken

@@ -174,3 +174,55 @@ def test_the_rulebook_reads_the_call_back_with_its_dots(sided):
 
     call = sided.model.procedures["battle"].body.statements[0].value
     assert expr_text(call) == "resolve fire(range = rounds, ...)"
+
+
+LIKE_SEVERAL = """\
+procedures:
+  raid:
+    title: "Raid"
+    rule: "r"
+    inputs:
+      attacker: {type: int, min: 0, description: "Raid's attacker."}
+      convoys: {type: int, default: 0}
+    body: |
+      outcome done(n = attacker - convoys)
+  shell:
+    title: "Shell"
+    rule: "r"
+    inputs:
+      attacker: {type: int, min: 1, description: "Shell's attacker."}
+      fortress: {type: bool, default: false}
+      range: {type: int, default: 1}
+    body: |
+      outcome done(n = if fortress then attacker - range else attacker)
+  mission:
+    title: "Mission"
+    rule: "r"
+    inputs_like: [raid, {procedure: shell, except: [range]}]
+    inputs:
+      convoys: {type: int, default: 2, description: "Mission's own."}
+      raiding: {type: bool, default: true}
+    body: |
+      if raiding then
+        let r = resolve raid(...)
+        outcome done(n = r.n)
+      end
+      let s = resolve shell(...)
+      outcome done(n = s.n)
+"""
+
+
+def test_inputs_like_of_several_procedures_takes_each_in_turn_the_first_having_a_name(tmp_path):
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(HEADER.format(name="several") + LIKE_SEVERAL, encoding="utf-8")
+    ruleset = load_ruleset(path)
+    mission = ruleset.model.procedures["mission"]
+    # raid's two, then shell's that raid lacks (range left out), then the mission's own new one
+    assert [spec.name for spec in mission.inputs] == ["attacker", "convoys", "fortress", "raiding"]
+    assert mission.input("attacker").description == "Raid's attacker."  # the first listed has it
+    # raid's attacker takes 0 (shell's is at least 1): 0 ships raid 2 convoys -> 0 - 2 = -2
+    assert odds(ruleset, "mission", {"attacker": 0}).probability("done", n=-2) == 1
+    assert mission.input("convoys").default == 2  # its own entry, in the place of raid's
+    # a raid of 5 against the mission's default 2 convoys: 5 - 2 = 3; a shelling of a fortress: shell's own range 1
+    assert odds(ruleset, "mission", {"attacker": 5}).probability("done", n=3) == 1
+    assert odds(ruleset, "mission", {"attacker": 5, "raiding": False, "fortress": True}).probability("done", n=4) == 1
