@@ -72,6 +72,9 @@ class CopiedPos(Pos):
     def diagnostic(self, message: str) -> Diagnostic:
         return super().diagnostic(f"{message} (in the copy made by `{self.mirror}`)")
 
+    def __reduce__(self):  # the cache keeps a checked ruleset: a run-time error from a cached copy says so too
+        return CopiedPos, (Pos(self.source, self.line, self.column), self.mirror)
+
 
 class CopyBudget:
     """The syntax nodes the mirrors of one procedure may copy: each mirror doubles its block, so mirrors nested in

@@ -8,9 +8,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from conftest import procedure, ruleset_text
 
-from interpreter import odds, resolve, syntax
-from interpreter.errors import RulesetError, Source
+from interpreter import load_ruleset, odds, resolve, syntax
+from interpreter.errors import RulesetError, RuleViolation, Source
 from interpreter.parser import TextOrigin, parse_procedure
 
 ENGINES = ("compiled", "reference")
@@ -147,3 +148,20 @@ def test_an_error_in_the_copy_is_reported_at_the_written_line_and_says_so(one_pr
     text = str(error.value)
     assert "defender_bonus" in text and "(in the copy made by `mirror attacker <-> defender`)" in text
     assert "let attacker_roll = 1d6 + attacker_bonus" in text  # the line shown is the written one
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_rule_broken_in_the_copy_says_so_also_from_the_cache(tmp_path, monkeypatch, engine):
+    # the defender is not ready: the copy's requirement fails, worded for the defender, at the written line
+    monkeypatch.setenv("WARTABLE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("WARTABLE_CACHE", raising=False)
+    path = tmp_path / "ruleset.yaml"
+    body = 'mirror attacker <-> defender do\n  require attacker_ready, "The attacker must be ready."\nend\noutcome done'
+    path.write_text(ruleset_text({"p": procedure(body, inputs="{attacker_ready: {type: bool}, defender_ready: {type: bool}}")}),
+                    encoding="utf-8")
+    for _ in ("first load", "from the cache"):
+        ruleset = load_ruleset(path)
+        with pytest.raises(RuleViolation) as error:
+            resolve(ruleset, "p", {"attacker_ready": True, "defender_ready": False}, seed=1, trace=False, engine=engine)
+        assert "The defender must be ready." in str(error.value)
+        assert "(in the copy made by `mirror attacker <-> defender`)" in str(error.value)
