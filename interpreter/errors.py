@@ -133,6 +133,25 @@ class Pos(_Value):
         return self.source.diagnostic(self.line, self.column, message)
 
 
+class CopiedPos(Pos):
+    """A position in the copy a ``mirror`` makes (mirror.py): the written line's, and a message there says it is
+    about the copy (the copy's names are not the ones on that line). Here, beside Pos, so that a checked ruleset
+    read from the cache needs neither the parser nor the syntax tree to rebuild it."""
+
+    __slots__ = ("mirror",)
+    mirror: str
+
+    def __init__(self, pos: Pos, mirror: str):
+        super().__init__(pos.source, pos.line, pos.column)
+        object.__setattr__(self, "mirror", mirror)
+
+    def diagnostic(self, message: str) -> Diagnostic:
+        return super().diagnostic(f"{message} (in the copy made by `{self.mirror}`)")
+
+    def __reduce__(self):  # the cache keeps a checked ruleset: a run-time error from a cached copy says so too
+        return CopiedPos, (Pos(self.source, self.line, self.column), self.mirror)
+
+
 class Diagnostic(_Value):
     """One positioned message about user input.  Immutable, equal and hashed by value."""
 

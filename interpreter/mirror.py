@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import syntax
-from .errors import Diagnostic, Pos, RulesetError
+from .errors import CopiedPos, Pos, RulesetError
 
 # The fields of syntax nodes that hold a name of the code (not text): everything else that is a str is
 # text (a string literal's value is exchanged only when it reads as a name, see `_text`).
@@ -56,24 +56,6 @@ _WORD = re.compile(r"[A-Za-z0-9_]+")
 # Prose texts of statements (a note's text and the literal parts between its braces; a requirement's message).
 _PROSE_FIELDS = {syntax.Note: ("text", "parts"), syntax.Require: ("message",)}
 _PLACEHOLDER = re.compile(r"(\{[^{}]*\})")  # a note's `{expression}`, as its text shows it
-
-
-class CopiedPos(Pos):
-    """A position in a mirror's copy: the written line's, and a message there says it is about the copy (the
-    copy's names are not the ones on that line)."""
-
-    __slots__ = ("mirror",)
-    mirror: str
-
-    def __init__(self, pos: Pos, mirror: str):
-        super().__init__(pos.source, pos.line, pos.column)
-        object.__setattr__(self, "mirror", mirror)
-
-    def diagnostic(self, message: str) -> Diagnostic:
-        return super().diagnostic(f"{message} (in the copy made by `{self.mirror}`)")
-
-    def __reduce__(self):  # the cache keeps a checked ruleset: a run-time error from a cached copy says so too
-        return CopiedPos, (Pos(self.source, self.line, self.column), self.mirror)
 
 
 class CopyBudget:

@@ -168,37 +168,51 @@ class _Expansion:
     # ---- inputs_like -----------------------------------------------------------------
 
     def like_order(self) -> list[str]:
-        """The procedures with ``inputs_like``, each after every one it takes from; a cycle or an unknown name is reported."""
+        """The procedures with ``inputs_like``, each after every one it takes from; a cycle or an unknown name is reported.
+
+        Depth first with a stack of its own (a chain of a thousand procedures each taking the last one's inputs must not
+        exhaust Python's recursion); a procedure whose targets could not all be ordered is left out, as is every one
+        taking from it."""
         order: list[str] = []
-        done: set[str] = set()
+        state: dict[str, str] = {}  # "open" while its targets are being ordered, then "done" or "failed"
         for start in self.procedures:
-            self._order_from(start, [], done, order)
+            if start in state or not self._has_like(start):
+                continue
+            state[start] = "open"
+            stack: list[tuple[str, list[str]]] = [(start, [t for t, _ in _like_targets(self.procedures[start])])]
+            while stack:
+                name, pending = stack[-1]
+                if not pending:
+                    stack.pop()
+                    sound = state[name] == "open"
+                    state[name] = "done" if sound else "failed"
+                    if sound:
+                        order.append(name)
+                    elif stack:
+                        state[stack[-1][0]] = "spoilt"
+                    continue
+                target = pending.pop(0)
+                like_path = ("procedures", name, "inputs_like")
+                if target not in self.procedures:
+                    close = difflib.get_close_matches(target, list(self.procedures), n=1)
+                    hint = f" (did you mean '{close[0]}'?)" if close else ""
+                    self.error(like_path, f"inputs_like names procedure '{target}', which this ruleset does not have{hint}")
+                    state[name] = "spoilt"
+                elif state.get(target) in ("open", "spoilt"):
+                    names = [n for n, _ in stack]
+                    cycle = " -> ".join(names[names.index(target):] + [target])
+                    self.error(("procedures", target, "inputs_like"), f"inputs_like forms a cycle: {cycle}")
+                    state[name] = "spoilt"
+                elif state.get(target) == "failed":
+                    state[name] = "spoilt"
+                elif target not in state and self._has_like(target):
+                    state[target] = "open"
+                    stack.append((target, [t for t, _ in _like_targets(self.procedures[target])]))
         return order
 
-    def _order_from(self, name: str, chain: list[str], done: set[str], order: list[str]) -> bool:
-        """Put ``name`` in ``order`` after the procedures it takes from (depth first); False when a cycle or an unknown
-        name below it was reported (the procedures on the way are then left as they are)."""
+    def _has_like(self, name: str) -> bool:
         procedure = self.procedures.get(name)
-        if name in done or not isinstance(procedure, dict) or "inputs_like" not in procedure:
-            return True
-        like_path = ("procedures", name, "inputs_like")
-        if name in chain:
-            cycle = " -> ".join(chain[chain.index(name):] + [name])
-            self.error(like_path, f"inputs_like forms a cycle: {cycle}")
-            return False
-        sound = True
-        for target, _ in _like_targets(procedure):
-            if target not in self.procedures:
-                close = difflib.get_close_matches(target, list(self.procedures), n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else ""
-                self.error(like_path, f"inputs_like names procedure '{target}', which this ruleset does not have{hint}")
-                sound = False
-            elif not self._order_from(target, chain + [name], done, order):
-                sound = False
-        done.add(name)
-        if sound:
-            order.append(name)
-        return sound
+        return isinstance(procedure, dict) and "inputs_like" in procedure
 
     def inputs_like(self, name: str) -> None:
         """Every procedure's inputs and choices ``name`` takes, in the order listed (an input two of them have comes from
