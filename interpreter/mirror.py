@@ -16,9 +16,10 @@ expressions between a note's braces are code, exchanged like any other. A ``rule
 seed and is never changed.
 
 The expansion is sugar, made as the parser builds the syntax tree: the checker, lint, both back ends
-and the rulebook see the two copies as if written out. The copy keeps the written code's positions, so
-an error in it is reported at the line it came from, saying that it is about the copy. A mirror that exchanges nothing, a word paired with
-itself or a word in two pairs is refused at the ``mirror`` line.
+and the rulebook see the two copies as if written out. The copy keeps the written code's positions (as
+:class:`~interpreter.errors.CopiedPos`), so an error in it is reported at the line it came from, saying
+that it is about the copy. A mirror that exchanges nothing, a word paired with itself or a word in two
+pairs is refused at the ``mirror`` line.
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class Exchange:
         """``node`` with every name exchanged (a new tree; the written one is left as it is)."""
         if isinstance(node, tuple):
             return tuple(self.node(item) for item in node)
-        if isinstance(node, Pos):  # a copy of a copy names the innermost mirror that made it
+        if isinstance(node, Pos):  # code copied by nested mirrors names the innermost mirror that copied it
             return node if isinstance(node, CopiedPos) else CopiedPos(node, self.header)
         if not dataclasses.is_dataclass(node) or isinstance(node, type):
             return node
