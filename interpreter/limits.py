@@ -347,8 +347,10 @@ class Budget:
         if limit is not None and count > limit:
             raise too_many_states(pos, limit)
 
-    def check_value(self, value: Any, pos) -> Any:
-        """``value`` itself, if its items and nesting are within the limits; charges its size."""
+    def check_value(self, value: Any, pos, walked: int = 0) -> Any:
+        """``value`` itself, if its items and nesting are within the limits; charges its size (and ``walked``
+        units more: a play's list charges the walk of the list it was made from with it, see
+        engine.expressions)."""
         measure = self._measure
         if measure is None:
             # bound on first use (see __init__)
@@ -381,20 +383,33 @@ class Budget:
         if items >= BIG_VALUE_ITEMS and items > self.big_state:
             self.big_state = items
         # charge_items, in place: a play makes hundreds of lists
-        work = self.work = self.work + items
+        work = self.work = self.work + items + walked
         if work >= self.next_clock_check or work - self.play_start > self.work_cap:
             self.checkpoint(pos)
         return value
 
-    def check_flat(self, value: tuple, pos) -> tuple:
+    def check_flat(self, value: tuple, pos, walked: int = 0) -> tuple:
         """:meth:`check_value` of a list known to hold plain values only (the numbers of a range): its size is its
-        length and its depth 1, no item looked at."""
+        length and its depth 1, no item looked at (``walked``: as in check_value)."""
         items, limits = len(value), self.limits
         if items > limits.max_value_items:
             raise breach(pos, "max_value_items", f"a value would hold more than {limits.max_value_items:,} items")
         if limits.max_value_depth < 1:
             raise breach(pos, "max_value_depth", f"a value would nest lists more than {limits.max_value_depth} deep")
-        self.charge_measured(items, pos)
+        if items >= BIG_VALUE_ITEMS and items > self.big_state:
+            self.big_state = items
+        # charge_measured, in place: a play makes hundreds of these
+        work = self.work = self.work + items + walked
+        if work >= self.next_clock_check or work - self.play_start > self.work_cap:
+            self.checkpoint(pos)
+        return value
+
+    def walked(self, value: Any, units: int, pos) -> Any:
+        """``value`` itself, once ``units`` of work are charged: what a play's aggregate (a count, a sum) walked
+        over a list that exists, charged with its finish rather than by a call of its own (engine.expressions)."""
+        work = self.work = self.work + units
+        if work >= self.next_clock_check or work - self.play_start > self.work_cap:
+            self.checkpoint(pos)
         return value
 
     def charge_measured(self, items: int, pos) -> None:

@@ -222,28 +222,45 @@ class Expressions(NodeVisitor):
         var = f"v{e.slot}"
         function = e.function
         span = e.collection
-        if isinstance(span, ir.Range):
-            # the range walked without making its list, checked and charged as RNG and CNT would
-            low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
-            collection = f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})"
-        else:
-            collection = f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})"  # no := in a comprehension's iterable
         walks = self._positions_walked(e)
+        collection, walked = self._walked_collection(e, walks, depth)
         if walks is not None:
             self.positions_of[e.slot] = walks
         try:
             items = self._aggregate_items(e, var, collection, walrus, depth)
         finally:
             self.positions_of.pop(e.slot, None)
+        # a walk charged with the finish (plays: the walk of a list that exists, see _walked_collection)
+        extra = f", {walked}" if walked else ""
         if function.name == "list":
             # the list checked in place (the finish's own call saved); a list of the numbers of a range, whose
             # size is its length, without looking at each item
             plain = isinstance(span, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
-            return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)})"
+            return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)}{extra})"
         if function.name in INLINE_FINISH:
-            return f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call
-        finish = self.module.ref(function.finish, "ag")
-        return f"{finish}(rt, {self.pos(e)}, {items})"
+            finished = f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call
+        else:
+            finished = f"{self.module.ref(function.finish, 'ag')}(rt, {self.pos(e)}, {items})"
+        return f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished
+
+    def _walked_collection(self, e: ir.Aggregate, walks: str | None, depth: int) -> tuple[str, str]:
+        """What an aggregate walks, and (plays only) the work of walking it charged with its finish instead of by
+        a call of its own: the positions ``1 .. count(xs)`` of a list or input ``xs`` (``2 * len(xs)``, what
+        CRNG charges for the range made and walked) or the items of one (``len(xs)``, what CNT charges).
+        That list exists, so it is within the size limits CRNG checks; the walk is charged after it rather
+        than before (at most the list's length later: a play makes about a thousand such walks).  Exact odds
+        and any other collection: CRNG or CNT, charged before the walk, and no work left for the finish."""
+        span = e.collection
+        if self.keys is not None and walks is not None:
+            return f"range(1, len({walks}) + 1)", f"2 * len({walks})"
+        if self.keys is not None and type(span) in (ir.Local, ir.InputRef):
+            listed = self.visit(span, False, depth + 1)
+            return listed, f"len({listed})"
+        if isinstance(span, ir.Range):
+            # the range walked without making its list, checked and charged as RNG and CNT would
+            low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
+            return f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})", ""
+        return f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})", ""  # no := in a comprehension's iterable
 
     def _aggregate_items(self, e: ir.Aggregate, var: str, collection: str, walrus: bool, depth: int) -> str:
         """The list comprehension an aggregate finishes."""
