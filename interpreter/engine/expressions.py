@@ -63,6 +63,10 @@ class Expressions(NodeVisitor):
         # plays only: inside ``agg(... for i in 1 .. count(xs) ...)``, the variable's slot -> the list's source
         # ("i0"): xs[i] there is always inside the list, read without a bounds check
         self.positions_of: dict[int, str] = {}
+        # plays only, while a statement's fast form is written (see assign): a record's field read as
+        # ``subject._fields[name]``, no test of the subject's kind; fast_reads counts them
+        self.fast_fields = False
+        self.fast_reads = 0
 
     def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
@@ -83,6 +87,40 @@ class Expressions(NodeVisitor):
 
     def budget(self) -> str:
         return self.w.need("BUD", "rt.budget")
+
+    def assign(self, target: str, value: Any) -> None:
+        """Write ``target = value``; in a play whose value reads a field of something the checker does not know
+        to be an outcome, in two forms: first each such field read as ``subject._fields[name]`` (a record's
+        dictionary: a play reads about 3,500 fields, and testing each subject's kind cost more than the read),
+        then, when that raises AttributeError (not a record) or KeyError (no such field), the whole value again
+        with every read tested and worded as the evaluator words it.  An expression draws no dice and calls no
+        procedure, so the second form meets what the first met (the first's work charges are spent twice then:
+        only on the way to an error, or for a field of an outcome the checker could not see).  Try blocks cost
+        nothing in Python 3.11 until they catch."""
+        slow = self(value)
+        fast = self.fast_form(value)
+        if fast is None:
+            self.w.line(f"{target} = {slow}")
+        else:
+            self.write_forms(target, fast, slow)
+
+    def write_forms(self, target: str, fast: str, slow: str) -> None:
+        """``target = fast``, and ``target = slow`` when that raises FMISS (see assign)."""
+        with self.w.block("try:"):
+            self.w.line(f"{target} = {fast}")
+        with self.w.block("except FMISS:"):
+            self.w.line(f"{target} = {slow}")
+
+    def fast_form(self, value: Any) -> str | None:
+        """``value`` with record fields read without tests (see assign); None outside plays."""
+        if self.keys is None:
+            return None
+        self.fast_fields, self.fast_reads = True, 0
+        try:
+            text = self(value)
+        finally:
+            self.fast_fields = False
+        return text if self.fast_reads else None
 
     # ---- leaves
 
@@ -115,6 +153,9 @@ class Expressions(NodeVisitor):
         if self.keys is not None and type(subject_node) is ir.Local and subject_node.slot in self.keys:
             return self._key_field(e, subject_node.slot, walrus)
         subject, pos = self.expr(e.subject, walrus, depth + 1), self.pos(e)
+        if self.fast_fields and not e.of_outcome:
+            self.fast_reads += 1
+            return f"{subject}._fields[{e.name!r}]"  # a play's fast form (see assign); an outcome's read tries it first below
         if not walrus:
             return f"FLD({subject}, {e.name!r}, {pos})"
         # a record's field straight from its dictionary (Record._fields, made with the record); anything else through FLD
