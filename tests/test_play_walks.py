@@ -72,3 +72,47 @@ def test_walks_give_the_evaluators_counts(one_procedure):
     counts = [monte_carlo(ruleset, "p", trials=300, seed=5, engine=engine).counts for engine in ("compiled", "reference")]
     assert counts[0] == counts[1]
     assert sum(n for _, n in counts[0]) == 300
+
+
+# ---- record fields read without a kind test, the tested form on AttributeError/KeyError -----------------------------
+
+SHIP_TYPES = "types:\n  ship:\n    fields:\n      kind: {type: str}\n      hits: {type: int, default: 0}\n"
+READS = "let h = target.hits + 1\nif target.hits > 1 then\n  outcome worn(h = h)\nend\noutcome fresh(h = h)"
+
+
+def play_of(ruleset, target):
+    """The play function of ``p`` called on ``target`` as its input, as a caller's play calls it (Run.plays): the
+    input not coerced, so that a value the checker could not foresee reaches the field reads."""
+    from interpreter.runtime import Run
+
+    rt = Run(ruleset, UNLIMITED)
+    return rt.plays["p"](rt, (target,), None, 0)
+
+
+def test_a_play_reads_record_fields_in_a_fast_form_with_the_tested_form_behind_it(make_ruleset):
+    from conftest import procedure as written
+
+    ruleset = make_ruleset({"p": written(READS, inputs="{target: {type: ship}}")}, extra=SHIP_TYPES)
+    play = procedure_source(ruleset, "p", "play")
+    assert "i0._fields['hits']" in play and play.count("except FMISS:") == 2  # the let and the if's condition
+    assert "_fields['hits']" not in procedure_source(ruleset, "p", "exact").replace("._fields.get('hits'", "")
+
+
+def test_fast_reads_give_the_evaluators_answers_and_errors(make_ruleset):
+    from interpreter.errors import RuleViolation
+    from interpreter.values import OutcomeValue, Record
+
+    from conftest import procedure as written
+
+    ruleset = make_ruleset({"p": written(READS, inputs="{target: {type: ship}}")}, extra=SHIP_TYPES)
+    for engine in ("compiled", "reference"):
+        # hits 2: h = 3 and worn; hits 0: h = 1 and fresh
+        assert resolve(ruleset, "p", {"target": {"kind": "big", "hits": 2}}, seed=1, trace=False, engine=engine).outcome.name == "worn"
+        fresh = resolve(ruleset, "p", {"target": {"kind": "big"}}, seed=1, trace=False, engine=engine).outcome
+        assert (fresh.name, fresh.get("h")) == ("fresh", 1)
+    assert play_of(ruleset, Record("ship", (("kind", "big"), ("hits", 2)))) == (0, 3)  # outcome 0 (worn), h = 3
+    # an outcome where a record was expected: the fast form's AttributeError, then the tested form reads it
+    assert play_of(ruleset, OutcomeValue("shot", (("hits", 0),))) == (1, 1)
+    # a record without the field: the fast form's KeyError, then the tested form's error, worded as FLD words it
+    with pytest.raises(RuleViolation, match="has no field 'hits'"):
+        play_of(ruleset, Record("ship", (("kind", "big"),)))
