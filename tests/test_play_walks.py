@@ -11,11 +11,15 @@ with the reference evaluator.
 from __future__ import annotations
 
 import pytest
+from conftest import procedure
 
 from interpreter import resolve
 from interpreter.api import monte_carlo
 from interpreter.engine import procedure_source
+from interpreter.errors import RuleViolation
 from interpreter.limits import Budget, LimitExceeded, Limits
+from interpreter.runtime import Run
+from interpreter.values import OutcomeValue, Record
 
 UNLIMITED = Limits(max_work=None, max_states=None, timeout=None)
 
@@ -83,28 +87,19 @@ READS = "let h = target.hits + 1\nif target.hits > 1 then\n  outcome worn(h = h)
 def play_of(ruleset, target):
     """The play function of ``p`` called on ``target`` as its input, as a caller's play calls it (Run.plays): the
     input not coerced, so that a value the checker could not foresee reaches the field reads."""
-    from interpreter.runtime import Run
-
     rt = Run(ruleset, UNLIMITED)
     return rt.plays["p"](rt, (target,), None, 0)
 
 
 def test_a_play_reads_record_fields_in_a_fast_form_with_the_tested_form_behind_it(make_ruleset):
-    from conftest import procedure as written
-
-    ruleset = make_ruleset({"p": written(READS, inputs="{target: {type: ship}}")}, extra=SHIP_TYPES)
+    ruleset = make_ruleset({"p": procedure(READS, inputs="{target: {type: ship}}")}, extra=SHIP_TYPES)
     play = procedure_source(ruleset, "p", "play")
     assert "i0._fields['hits']" in play and play.count("except FMISS:") == 2  # the let and the if's condition
     assert "_fields['hits']" not in procedure_source(ruleset, "p", "exact").replace("._fields.get('hits'", "")
 
 
 def test_fast_reads_give_the_evaluators_answers_and_errors(make_ruleset):
-    from interpreter.errors import RuleViolation
-    from interpreter.values import OutcomeValue, Record
-
-    from conftest import procedure as written
-
-    ruleset = make_ruleset({"p": written(READS, inputs="{target: {type: ship}}")}, extra=SHIP_TYPES)
+    ruleset = make_ruleset({"p": procedure(READS, inputs="{target: {type: ship}}")}, extra=SHIP_TYPES)
     for engine in ("compiled", "reference"):
         # hits 2: h = 3 and worn; hits 0: h = 1 and fresh
         assert resolve(ruleset, "p", {"target": {"kind": "big", "hits": 2}}, seed=1, trace=False, engine=engine).outcome.name == "worn"
@@ -116,3 +111,44 @@ def test_fast_reads_give_the_evaluators_answers_and_errors(make_ruleset):
     # a record without the field: the fast form's KeyError, then the tested form's error, worded as FLD words it
     with pytest.raises(RuleViolation, match="has no field 'hits'"):
         play_of(ruleset, Record("ship", (("kind", "big"),)))
+
+
+# ---- short lists' measures remembered by their contents (Budget.check_value) ---------------------------------------
+
+
+def test_an_equal_list_is_charged_its_measure_again_from_memory():
+    ship = Record("ship", (("kind", "big"), ("hits", 0)))
+    budget = Budget(UNLIMITED)
+    column = (ship, ship, ship)
+    budget.check_value(column, None)
+    # 3 records of 2 fields: 3 + 3 x 2 = 9 units; an equal list (another tuple) charges 9 again, from memory
+    assert budget.work == 9
+    assert budget.check_value(tuple([ship] * 3), None) == column and budget.work == 18
+    columns = (column, (ship,))
+    budget.check_value(columns, None)
+    # 2 lists holding 9 and 3 units: 2 + 9 + 3 = 14
+    assert budget.work == 32
+    assert len(budget._sizes) == 2  # the column and the columns, each once
+
+
+def test_a_list_past_the_limits_is_refused_every_time_and_never_remembered():
+    budget = Budget(Limits(max_value_items=5, max_work=None, timeout=None))
+    for _ in range(2):
+        with pytest.raises(LimitExceeded, match="more than 5 items"):
+            budget.check_value(((1, 2, 3), (4, 5)), None)  # 2 + 3 + 2 = 7 items
+    assert budget._sizes == {}
+
+
+def test_the_remembered_sizes_are_bounded():
+    from interpreter.limits import SIZES_HELD, SIZES_KEPT
+
+    budget = Budget(UNLIMITED)
+    for n in range(SIZES_KEPT + 3):
+        budget.check_value((n,), None)
+    assert len(budget._sizes) == 3  # full at SIZES_KEPT: forgotten, then the last 3 kept
+    # 16 lists of 1,000 numbers: 16 + 16,000 = 16,016 items held each; 13 of them (208,208) pass SIZES_HELD (200,000)
+    budget = Budget(UNLIMITED)
+    for n in range(13):
+        budget.check_value(tuple(tuple(range(n, n + 1000)) for _ in range(16)), None)
+    assert 12 * 16_016 <= SIZES_HELD < 13 * 16_016
+    assert len(budget._sizes) == 1 and budget._sizes_held == 16_016  # forgotten at the 13th, which is kept
