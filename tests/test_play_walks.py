@@ -152,3 +152,24 @@ def test_the_remembered_sizes_are_bounded():
         budget.check_value(tuple(tuple(range(n, n + 1000)) for _ in range(16)), None)
     assert 12 * 16_016 <= SIZES_HELD < 13 * 16_016
     assert len(budget._sizes) == 1 and budget._sizes_held == 16_016  # forgotten at the 13th, which is kept
+
+
+@pytest.mark.parametrize(("k", "expected"), [(2, 20), (3, None), (0, None), (-1, None)])
+def test_a_fast_item_read_past_the_end_words_the_evaluators_error(one_procedure, k, expected):
+    # xs = [10, 20]: item 2 is 20; 3 is past the end (the fast form's IndexError, then IDX's words); 0 and -1
+    # never reach Python's indexing (a negative position would read from the end)
+    ruleset = one_procedure("let xs = [10, 20]\nlet y = xs[k] + ship.hits\noutcome o(y = y)",
+                            inputs="{k: {type: int}, ship: {type: ship}}", extra=SHIP_TYPES)
+    fast, slow = (line.strip() for line in procedure_source(ruleset, "p", "play").splitlines() if line.strip().startswith("v1 = "))
+    assert "len(v0)" not in fast and "len(v0)" in slow  # the fast form, then the tested one
+    results = []
+    for engine in ("compiled", "reference"):
+        try:
+            results.append(resolve(ruleset, "p", {"k": k, "ship": {"kind": "big", "hits": 1}}, seed=1, trace=False, engine=engine).outcome.get("y"))
+        except RuleViolation as error:
+            results.append(str(error))
+    assert results[0] == results[1]
+    if expected is not None:
+        assert results[0] == expected + 1
+    else:
+        assert f"index {k} is outside the list (1 to 2)" in results[0]

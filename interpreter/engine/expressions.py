@@ -64,7 +64,8 @@ class Expressions(NodeVisitor):
         # ("i0"): xs[i] there is always inside the list, read without a bounds check
         self.positions_of: dict[int, str] = {}
         # plays only, while a statement's fast form is written (see assign): a record's field read as
-        # ``subject._fields[name]``, no test of the subject's kind; fast_reads counts them
+        # ``subject._fields[name]``, no test of the subject's kind, and a list's item without comparing the
+        # position with its length; fast_reads counts them
         self.fast_fields = False
         self.fast_reads = 0
 
@@ -91,8 +92,9 @@ class Expressions(NodeVisitor):
     def assign(self, target: str, value: Any) -> None:
         """Write ``target = value``; in a play whose value reads a field of something the checker does not know
         to be an outcome, in two forms: first each such field read as ``subject._fields[name]`` (a record's
-        dictionary: a play reads about 3,500 fields, and testing each subject's kind cost more than the read),
-        then, when that raises AttributeError (not a record) or KeyError (no such field), the whole value again
+        dictionary: a play reads about 3,500 fields, and testing each subject's kind cost more than the read) and
+        each item of a list at a position above 0 read without ``len`` (Python raises IndexError past the end),
+        then, when that raises AttributeError (not a record), KeyError (no such field) or IndexError, the whole value again
         with every read tested and worded as the evaluator words it.  An expression draws no dice and calls no
         procedure, so the second form meets what the first met (the first's work charges are spent twice then:
         only on the way to an error, or for a field of an outcome the checker could not see).  Try blocks cost
@@ -105,7 +107,7 @@ class Expressions(NodeVisitor):
             self.write_forms(target, fast, slow)
 
     def write_forms(self, target: str, fast: str, slow: str) -> None:
-        """``target = fast``, and ``target = slow`` when that raises FMISS (see assign)."""
+        """``target = fast``, and ``target = slow`` when that raises FMISS (AttributeError, KeyError, IndexError: see assign)."""
         with self.w.block("try:"):
             self.w.line(f"{target} = {fast}")
         with self.w.block("except FMISS:"):
@@ -197,15 +199,19 @@ class Expressions(NodeVisitor):
         subject, position, pos = self.expr(e.subject, walrus, depth + 1), self.expr(e.index, walrus, depth + 1), self.pos(e)
         if type(e.index) is ir.Local and self.positions_of.get(e.index.slot) == subject:
             return f"{subject}[{position} - 1]"  # a position of 1 .. count(subject): inside the list
+        # a play's fast form (see assign) leaves a position past the end to Python's IndexError
+        inside = "" if self.fast_fields else f" <= len({subject})"
         if walrus and subject.isidentifier():
             # a variable's item read in place when the position is inside the list (subject first, as in
             # IDX: reading a variable cannot fail); anything else through IDX, which words the error
             at = self.w.temp("ix")
-            return f"({subject}[{at} - 1] if 0 < ({at} := {position}) <= len({subject}) else IDX({subject}, {at}, {pos}))"
+            self.fast_reads += self.fast_fields
+            return f"({subject}[{at} - 1] if 0 < ({at} := {position}){inside} else IDX({subject}, {at}, {pos}))"
         if self.keys is not None and subject.isidentifier() and type(e.index) in SIMPLE:
             # a play, where := is not allowed (a comprehension's iterable): a variable's item by a variable or a
             # constant, read twice rather than through IDX (reading either cannot fail)
-            return f"({subject}[{position} - 1] if 0 < {position} <= len({subject}) else IDX({subject}, {position}, {pos}))"
+            self.fast_reads += self.fast_fields
+            return f"({subject}[{position} - 1] if 0 < {position}{inside} else IDX({subject}, {position}, {pos}))"
         return f"IDX({subject}, {position}, {pos})"
 
     # ---- operators
