@@ -173,3 +173,73 @@ def test_a_fast_item_read_past_the_end_words_the_evaluators_error(one_procedure,
         assert results[0] == expected + 1
     else:
         assert f"index {k} is outside the list (1 to 2)" in results[0]
+
+
+# ---- replace_at in a play, measured from the list it copies (runtime.replaced_at, Budget.check_replaced) ------------
+
+
+def test_a_replaced_list_is_measured_and_charged_as_measuring_it_afresh():
+    import random
+
+    from interpreter.values import measure
+
+    rng = random.Random(3)
+
+    def made(level: int):
+        """A random value: a number, a record of plain fields, a list, or a record holding a list."""
+        kind = rng.randrange(4 if level < 3 else 2)
+        if kind == 0:
+            return rng.randrange(5)
+        if kind == 1:
+            return Record("r", (("a", rng.randrange(3)), ("b", "x")))
+        if kind == 2:
+            return tuple(made(level + 1) for _ in range(rng.randrange(4)))
+        return Record("q", (("xs", tuple(made(level + 1) for _ in range(rng.randrange(3)))),))
+
+    replaced = 0
+    for _ in range(2000):
+        remembered, fresh = Budget(UNLIMITED), Budget(UNLIMITED)
+        source = tuple(made(0) for _ in range(rng.randrange(1, 6)))
+        for item in source:  # most of the lists a play replaces in were measured when made, their items too
+            if type(item) is tuple:
+                remembered.check_value(item, None)
+        remembered.check_value(source, None)
+        at, item = rng.randrange(len(source)), made(0)
+        if type(item) is tuple and rng.random() < 0.7:
+            remembered.check_value(item, None)
+        value = source[:at] + (item,) + source[at + 1:]
+        spent = remembered.work
+        assert remembered.check_replaced(value, source, source[at], item, None) is value
+        fresh.check_value(value, None)
+        assert remembered.work - spent == fresh.work
+        assert remembered._sizes[value] == measure(value, 10**9, 10**9)
+        replaced += 1
+    assert replaced == 2000
+
+
+def test_a_replacement_past_the_limits_is_refused_as_check_value_refuses_it():
+    budget = Budget(Limits(max_value_items=6, max_value_depth=2, max_work=None, timeout=None))
+    source = ((1, 2), 3)  # 2 + 2 = 4 items, depth 2
+    budget.check_value((1, 2), None)
+    budget.check_value(source, None)
+    with pytest.raises(LimitExceeded, match="more than 6 items"):
+        budget.check_replaced(((1, 2), (3, 4, 5)), source, 3, (3, 4, 5), None)  # 2 + 2 + 3 = 7
+    budget.check_value((9,), None)
+    with pytest.raises(LimitExceeded, match="nest lists more than 2 deep"):
+        budget.check_replaced(((1, 2), ((9,),)), source, 3, ((9,),), None)  # depth 3
+
+
+def test_replace_at_in_a_play_gives_the_evaluators_lists_and_errors(one_procedure):
+    body = "let xs = [[1, 2], [3]]\nlet ys = replace_at(xs, k, [4, 5, 6])\noutcome o(n = count(ys[k]), m = count(ys))"
+    ruleset = one_procedure(body, inputs="{k: {type: int}}")
+    assert "REPAT(rt, " in procedure_source(ruleset, "p", "play") and "REPAT" not in procedure_source(ruleset, "p", "exact")
+    for k, expected in ((1, (3, 2)), (2, (3, 2)), (3, "position 3 is outside the list (1 to 2)")):
+        results = []
+        for engine in ("compiled", "reference"):
+            try:
+                outcome = resolve(ruleset, "p", {"k": k}, seed=1, trace=False, engine=engine).outcome
+                results.append((outcome.get("n"), outcome.get("m")))
+            except RuleViolation as error:
+                results.append(str(error))
+        assert results[0] == results[1]
+        assert results[0] == expected if isinstance(expected, tuple) else expected in results[0]
