@@ -407,47 +407,6 @@ class Budget:
             self.checkpoint(pos)
         return value
 
-    def check_replaced(self, value: tuple, source: tuple, old: Any, new: Any, pos) -> tuple:
-        """:meth:`check_value` of ``value``, ``source`` with its item ``old`` replaced by ``new`` (replace_at in a
-        play): measured from ``source``'s remembered measure when there is one, less what ``old`` held and plus
-        what ``new`` holds, which is what measuring ``value`` gives (same charge, same refusals); measured
-        afresh otherwise.  A battle replaces a column of a fleet about 90 times a play."""
-        known = self._sizes.get(source) if len(value) <= SHORT_LIST and len(source) <= SHORT_LIST else None
-        if known is None:
-            return self.check_value(value, pos)
-        before, after = self._held(old), self._held(new)
-        if before is None or after is None:
-            return self.check_value(value, pos)
-        items, depth = known[0] - before[0] + after[0], known[1]
-        if before[1] + 1 >= depth:  # the old item may have been the deepest: known only when the new one is as deep
-            if after[1] < before[1]:
-                return self.check_value(value, pos)
-            depth = after[1] + 1
-        elif after[1] + 1 > depth:
-            depth = after[1] + 1
-        limits = self.limits
-        if items > limits.max_value_items:
-            raise breach(pos, "max_value_items", f"a value would hold more than {limits.max_value_items:,} items")
-        if depth > limits.max_value_depth:
-            raise breach(pos, "max_value_depth", f"a value would nest lists more than {limits.max_value_depth} deep")
-        self._remember_size(value, items, depth)
-        self.charge_measured(items, pos)
-        return value
-
-    def _held(self, item: Any) -> tuple[int, int] | None:
-        """(items, depth) an item adds to a list holding it (beyond its own place): a record's fields, a short list's
-        remembered measure, nothing for a plain value; None when not known without measuring (check_replaced)."""
-        kind = type(item)
-        record, outcome = self._kinds
-        if kind is record:
-            held: tuple[int, int] = item._measure or item._measured()
-            return held
-        if kind is tuple:
-            return self._sizes.get(item) if len(item) <= SHORT_LIST else None
-        if kind is outcome:
-            return None
-        return (0, 0)
-
     def _remember_size(self, value: tuple, items: int, depth: int) -> None:
         """Keep a short list's measure for check_value (see SIZES_KEPT): all forgotten when too many are kept."""
         sizes = self._sizes

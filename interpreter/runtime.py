@@ -632,14 +632,6 @@ def changed_record(rt: Run, pos: Pos, record: Any, name: str, value: Any) -> Any
     return made
 
 
-def replaced_at(rt: Run, pos: Pos, items: tuple, position: int, item: Any) -> tuple:
-    """``replace_at(items, position, item)`` in a play: the same list, error and charge as the built-in's
-    (functions._replace_at), measured from what ``items`` measured (Budget.check_replaced)."""
-    if not 1 <= position <= len(items):
-        raise RuleViolation(pos.diagnostic(f"position {position} is outside the list (1 to {len(items)})"))
-    return rt.budget.check_replaced(items[: position - 1] + (item,) + items[position:], items, items[position - 1], item, pos)
-
-
 def make_range(rt: Run, low: int, high: int, pos: Pos) -> tuple:
     if high - low + 1 > rt.limits.max_value_items:
         raise breach(pos, "max_value_items", f"range {low} .. {high} would hold more than {rt.limits.max_value_items:,} items")

@@ -261,8 +261,6 @@ class Expressions(NodeVisitor):
             return "(" + template.format(*args) + ")"
         if e.function.name == "with_field":
             run = "CHREC"  # the changed record remembered for the run (runtime.changed_record), in plays and exact odds
-        elif e.function.name == "replace_at" and self.keys is not None:
-            run = "REPAT"  # a play's replace_at measured from the list it copies (runtime.replaced_at)
         else:
             run = self.module.ref(e.function.run, "fn")
         return f"{run}(rt, {self.pos(e)}{''.join(', ' + a for a in args)})"
