@@ -54,6 +54,14 @@ BIG_VALUE_ITEMS = 1_000
 # Lists up to this long are measured by Budget.check_value in place (most lists a play makes are this short).
 SHORT_LIST = 16
 
+# Budget.check_value remembers the size of short lists it measured, by their contents: a battle makes
+# the same fleets, columns and lists of positions over and over (fifteen_a_side: about 290 lists a play,
+# most equal to one made before), and hashing a tuple of interned records or numbers in C costs a tenth of
+# measuring it in Python.  Forgotten all at once past this many lists, or past SIZES_HELD items held
+# (the memory a remembered list keeps alive is bounded by it).
+SIZES_KEPT = 4096
+SIZES_HELD = 200_000
+
 
 class LimitExceeded(WartableError):
     """A procedure ran past one of its budgets: ``limit`` names it (a field of Limits; "" when not told),
@@ -229,6 +237,8 @@ class Budget:
         "_kinds",
         "_max_work",
         "_measure",
+        "_sizes",
+        "_sizes_held",
         "big_state",
         "deadline",
         "limits",
@@ -258,6 +268,9 @@ class Budget:
         self.on_clock = on_clock  # called with the work spent each time the clock is read (a progress line)
         self._measure: Callable[[Any, int, int], tuple[int, int]] | None = None  # values.measure, bound on first use: `wartable --help` needs limits, not values
         self._kinds: tuple[type, type] = (type(None), type(None))  # values.Record and values.OutcomeValue, bound with it
+        # short lists measured, by contents -> (items, depth), and the items they hold (see SIZES_KEPT)
+        self._sizes: dict[tuple, tuple[int, int]] = {}
+        self._sizes_held = 0
         # work: never reset (the clock is read every CLOCK_EVERY units); play_start: work spent before the
         # current play (each Monte Carlo play gets the budget; compiled trials set it)
         self.work = self.play_start = self._charges = 0
@@ -347,8 +360,10 @@ class Budget:
         if limit is not None and count > limit:
             raise too_many_states(pos, limit)
 
-    def check_value(self, value: Any, pos) -> Any:
-        """``value`` itself, if its items and nesting are within the limits; charges its size."""
+    def check_value(self, value: Any, pos, walked: int = 0) -> Any:
+        """``value`` itself, if its items and nesting are within the limits; charges its size (and ``walked``
+        units more: a play's list charges the walk of the list it was made from with it, see
+        engine.expressions)."""
         measure = self._measure
         if measure is None:
             # bound on first use (see __init__)
@@ -358,7 +373,11 @@ class Budget:
             measure = self._measure = measure_value
             self._kinds = (Record, OutcomeValue)
         limits = self.limits
-        if type(value) is tuple and len(value) <= SHORT_LIST:
+        short = type(value) is tuple and len(value) <= SHORT_LIST
+        known = self._sizes.get(value) if short else None
+        if known is not None:
+            items, depth = known  # an equal list was measured (and found within these limits) before
+        elif short:
             # values.measure's common case, in place (a play makes hundreds of short lists): plain items, records
             record, outcome = self._kinds
             items, depth = len(value), 1
@@ -378,23 +397,48 @@ class Budget:
             raise breach(pos, "max_value_items", f"a value would hold more than {limits.max_value_items:,} items")
         if depth > limits.max_value_depth:
             raise breach(pos, "max_value_depth", f"a value would nest lists more than {limits.max_value_depth} deep")
+        if short and known is None:
+            self._remember_size(value, items, depth)
         if items >= BIG_VALUE_ITEMS and items > self.big_state:
             self.big_state = items
         # charge_items, in place: a play makes hundreds of lists
-        work = self.work = self.work + items
+        work = self.work = self.work + items + walked
         if work >= self.next_clock_check or work - self.play_start > self.work_cap:
             self.checkpoint(pos)
         return value
 
-    def check_flat(self, value: tuple, pos) -> tuple:
+    def _remember_size(self, value: tuple, items: int, depth: int) -> None:
+        """Keep a short list's measure for check_value (see SIZES_KEPT): all forgotten when too many are kept."""
+        sizes = self._sizes
+        held = self._sizes_held + items
+        if len(sizes) >= SIZES_KEPT or held > SIZES_HELD:
+            sizes.clear()
+            held = items
+        sizes[value] = (items, depth)
+        self._sizes_held = held
+
+    def check_flat(self, value: tuple, pos, walked: int = 0) -> tuple:
         """:meth:`check_value` of a list known to hold plain values only (the numbers of a range): its size is its
-        length and its depth 1, no item looked at."""
+        length and its depth 1, no item looked at (``walked``: as in check_value)."""
         items, limits = len(value), self.limits
         if items > limits.max_value_items:
             raise breach(pos, "max_value_items", f"a value would hold more than {limits.max_value_items:,} items")
         if limits.max_value_depth < 1:
             raise breach(pos, "max_value_depth", f"a value would nest lists more than {limits.max_value_depth} deep")
-        self.charge_measured(items, pos)
+        if items >= BIG_VALUE_ITEMS and items > self.big_state:
+            self.big_state = items
+        # charge_measured, in place: a play makes hundreds of these
+        work = self.work = self.work + items + walked
+        if work >= self.next_clock_check or work - self.play_start > self.work_cap:
+            self.checkpoint(pos)
+        return value
+
+    def walked(self, value: Any, units: int, pos) -> Any:
+        """``value`` itself, once ``units`` of work are charged: what a play's aggregate (a count, a sum) walked
+        over a list that exists, charged with its finish rather than by a call of its own (engine.expressions)."""
+        work = self.work = self.work + units
+        if work >= self.next_clock_check or work - self.play_start > self.work_cap:
+            self.checkpoint(pos)
         return value
 
     def charge_measured(self, items: int, pos) -> None:

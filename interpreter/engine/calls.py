@@ -90,7 +90,7 @@ def direct_call_inputs(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedu
     argument = {}
     for name, value in call.args:
         argument[name] = w.temp("a")
-        w.line(f"{argument[name]} = {expressions(value)}")
+        expressions.assign(argument[name], value)
     values = []
     for how, part in direct:
         if how == "arg":

@@ -63,6 +63,11 @@ class Expressions(NodeVisitor):
         # plays only: inside ``agg(... for i in 1 .. count(xs) ...)``, the variable's slot -> the list's source
         # ("i0"): xs[i] there is always inside the list, read without a bounds check
         self.positions_of: dict[int, str] = {}
+        # plays only, while a statement's fast form is written (see assign): a record's field read as
+        # ``subject._fields[name]``, no test of the subject's kind, and a list's item without comparing the
+        # position with its length; fast_reads counts them
+        self.fast_fields = False
+        self.fast_reads = 0
 
     def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
@@ -83,6 +88,41 @@ class Expressions(NodeVisitor):
 
     def budget(self) -> str:
         return self.w.need("BUD", "rt.budget")
+
+    def assign(self, target: str, value: Any) -> None:
+        """Write ``target = value``; in a play whose value reads a field of something the checker does not know
+        to be an outcome, in two forms: first each such field read as ``subject._fields[name]`` (a record's
+        dictionary: a play reads about 3,500 fields, and testing each subject's kind cost more than the read) and
+        each item of a list at a position above 0 read without ``len`` (Python raises IndexError past the end),
+        then, when that raises AttributeError (not a record), KeyError (no such field) or IndexError, the whole value again
+        with every read tested and worded as the evaluator words it.  An expression draws no dice and calls no
+        procedure, so the second form meets what the first met (the first's work charges are spent twice then:
+        only on the way to an error, or for a field of an outcome the checker could not see).  Try blocks cost
+        nothing in Python 3.11 until they catch."""
+        slow = self(value)
+        fast = self.fast_form(value)
+        if fast is None:
+            self.w.line(f"{target} = {slow}")
+        else:
+            self.write_forms(target, fast, slow)
+
+    def write_forms(self, target: str, fast: str, slow: str) -> None:
+        """``target = fast``, and ``target = slow`` when that raises FMISS (AttributeError, KeyError, IndexError: see assign)."""
+        with self.w.block("try:"):
+            self.w.line(f"{target} = {fast}")
+        with self.w.block("except FMISS:"):
+            self.w.line(f"{target} = {slow}")
+
+    def fast_form(self, value: Any) -> str | None:
+        """``value`` with record fields read without tests (see assign); None outside plays."""
+        if self.keys is None:
+            return None
+        self.fast_fields, self.fast_reads = True, 0
+        try:
+            text = self(value)
+        finally:
+            self.fast_fields = False
+        return text if self.fast_reads else None
 
     # ---- leaves
 
@@ -115,6 +155,9 @@ class Expressions(NodeVisitor):
         if self.keys is not None and type(subject_node) is ir.Local and subject_node.slot in self.keys:
             return self._key_field(e, subject_node.slot, walrus)
         subject, pos = self.expr(e.subject, walrus, depth + 1), self.pos(e)
+        if self.fast_fields and not e.of_outcome:
+            self.fast_reads += 1
+            return f"{subject}._fields[{e.name!r}]"  # a play's fast form (see assign); an outcome's read tries it first below
         if not walrus:
             return f"FLD({subject}, {e.name!r}, {pos})"
         # a record's field straight from its dictionary (Record._fields, made with the record); anything else through FLD
@@ -156,15 +199,19 @@ class Expressions(NodeVisitor):
         subject, position, pos = self.expr(e.subject, walrus, depth + 1), self.expr(e.index, walrus, depth + 1), self.pos(e)
         if type(e.index) is ir.Local and self.positions_of.get(e.index.slot) == subject:
             return f"{subject}[{position} - 1]"  # a position of 1 .. count(subject): inside the list
+        # a play's fast form (see assign) leaves a position past the end to Python's IndexError
+        inside = "" if self.fast_fields else f" <= len({subject})"
         if walrus and subject.isidentifier():
             # a variable's item read in place when the position is inside the list (subject first, as in
             # IDX: reading a variable cannot fail); anything else through IDX, which words the error
             at = self.w.temp("ix")
-            return f"({subject}[{at} - 1] if 0 < ({at} := {position}) <= len({subject}) else IDX({subject}, {at}, {pos}))"
+            self.fast_reads += self.fast_fields
+            return f"({subject}[{at} - 1] if 0 < ({at} := {position}){inside} else IDX({subject}, {at}, {pos}))"
         if self.keys is not None and subject.isidentifier() and type(e.index) in SIMPLE:
             # a play, where := is not allowed (a comprehension's iterable): a variable's item by a variable or a
             # constant, read twice rather than through IDX (reading either cannot fail)
-            return f"({subject}[{position} - 1] if 0 < {position} <= len({subject}) else IDX({subject}, {position}, {pos}))"
+            self.fast_reads += self.fast_fields
+            return f"({subject}[{position} - 1] if 0 < {position}{inside} else IDX({subject}, {position}, {pos}))"
         return f"IDX({subject}, {position}, {pos})"
 
     # ---- operators
@@ -222,28 +269,45 @@ class Expressions(NodeVisitor):
         var = f"v{e.slot}"
         function = e.function
         span = e.collection
-        if isinstance(span, ir.Range):
-            # the range walked without making its list, checked and charged as RNG and CNT would
-            low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
-            collection = f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})"
-        else:
-            collection = f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})"  # no := in a comprehension's iterable
         walks = self._positions_walked(e)
+        collection, walked = self._walked_collection(e, walks, depth)
         if walks is not None:
             self.positions_of[e.slot] = walks
         try:
             items = self._aggregate_items(e, var, collection, walrus, depth)
         finally:
             self.positions_of.pop(e.slot, None)
+        # a walk charged with the finish (plays: the walk of a list that exists, see _walked_collection)
+        extra = f", {walked}" if walked else ""
         if function.name == "list":
             # the list checked in place (the finish's own call saved); a list of the numbers of a range, whose
             # size is its length, without looking at each item
             plain = isinstance(span, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
-            return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)})"
+            return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)}{extra})"
         if function.name in INLINE_FINISH:
-            return f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call
-        finish = self.module.ref(function.finish, "ag")
-        return f"{finish}(rt, {self.pos(e)}, {items})"
+            finished = f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call
+        else:
+            finished = f"{self.module.ref(function.finish, 'ag')}(rt, {self.pos(e)}, {items})"
+        return f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished
+
+    def _walked_collection(self, e: ir.Aggregate, walks: str | None, depth: int) -> tuple[str, str]:
+        """What an aggregate walks, and (plays only) the work of walking it charged with its finish instead of by
+        a call of its own: the positions ``1 .. count(xs)`` of a list or input ``xs`` (``2 * len(xs)``, what
+        CRNG charges for the range made and walked) or the items of one (``len(xs)``, what CNT charges).
+        That list exists, so it is within the size limits CRNG checks; the walk is charged after it rather
+        than before (at most the list's length later: a play makes about a thousand such walks).  Exact odds
+        and any other collection: CRNG or CNT, charged before the walk, and no work left for the finish."""
+        span = e.collection
+        if self.keys is not None and walks is not None:
+            return f"range(1, len({walks}) + 1)", f"2 * len({walks})"
+        if self.keys is not None and type(span) in (ir.Local, ir.InputRef):
+            listed = self.visit(span, False, depth + 1)
+            return listed, f"len({listed})"
+        if isinstance(span, ir.Range):
+            # the range walked without making its list, checked and charged as RNG and CNT would
+            low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
+            return f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})", ""
+        return f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})", ""  # no := in a comprehension's iterable
 
     def _aggregate_items(self, e: ir.Aggregate, var: str, collection: str, walrus: bool, depth: int) -> str:
         """The list comprehension an aggregate finishes."""

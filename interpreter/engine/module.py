@@ -55,7 +55,7 @@ _PRELUDE: tuple[tuple[str, Any], ...] = (
     ("Acc", Acc), ("lcm", math.lcm), ("UNSET", UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
     ("IDX", index), ("CNT", counted), ("RNG", make_range), ("CRNG", counted_range), ("CHREC", changed_record), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
     ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple), ("ONE", (1,)),
-    ("KFLD", key_field), ("NOKFLD", no_key_field),
+    ("KFLD", key_field), ("NOKFLD", no_key_field), ("FMISS", (AttributeError, KeyError, IndexError)),
     ("REC", Record), ("OUT", OutcomeValue), ("MISS", Record.MISSING), ("COERCED", coerced_input), ("ROUND", make_round), ("STAYS_NOT", Round), ("CANON", canonical),
 )
 

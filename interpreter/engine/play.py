@@ -80,12 +80,23 @@ class PlayWriter(NodeVisitor):
     # ---- straight statements
 
     def visit_Assign(self, s: ir.Assign, loops: int) -> bool:
-        self.w.line(f"v{s.slot} = {self.expressions(s.value)}")
+        self.expressions.assign(f"v{s.slot}", s.value)
         return False
 
     def visit_Require(self, s: ir.Require, loops: int) -> bool:
-        self.w.line(f"if not {self.expressions(s.condition)}: VIOL({self.c.pos(s)}, {s.message!r})")
+        self.w.line(f"if not {self.condition(s.condition)}: VIOL({self.c.pos(s)}, {s.message!r})")
         return False
+
+    def condition(self, condition: Any) -> str:
+        """A condition's source: in a play whose condition reads record fields, a local assigned it in two forms
+        first (Expressions.assign), so that the fast form's try holds no statement of the branch."""
+        e = self.expressions
+        slow, fast = e(condition), e.fast_form(condition)
+        if fast is None:
+            return slow
+        held = self.w.temp("cf")
+        e.write_forms(held, fast, slow)
+        return held
 
     def visit_Note(self, s: ir.Note, loops: int) -> bool:
         return False
@@ -283,7 +294,8 @@ class PlayWriter(NodeVisitor):
         w, e = self.w, self.expressions
         all_end = True
         for number, (condition, body) in enumerate(s.branches):
-            with w.block(f"{'if' if number == 0 else 'elif'} {e(condition)}:"):
+            # the first condition is always evaluated: in two forms where it reads record fields (self.condition)
+            with w.block(f"{'if ' + self.condition(condition) if number == 0 else 'elif ' + e(condition)}:"):
                 all_end = self.block(body.statements, loops) and all_end
         if s.otherwise is None:
             return False
@@ -344,7 +356,7 @@ class PlayWriter(NodeVisitor):
             w.line(f"if {limit} < 0: NEGLIM({m.ref(s.limit.pos, 'p')}, {limit})")
             w.line(f"{count} = 0")
         with w.block("while True:"):
-            w.line(f"if not {e(s.condition)}: break")
+            w.line(f"if not {self.condition(s.condition)}: break")
             if s.limit is not None:  # without one, a play is bounded by the work budget
                 w.line(f"if {count} >= {limit}: PASTLIM({pos}, {limit})")
             chunk = w.need("WL", "rt.work_chunk")

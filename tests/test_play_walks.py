@@ -1,0 +1,175 @@
+"""Issue 24, fast whole-battle sampling: a play's aggregate over a list that exists charges its walk with its finish.
+
+``list(i for i in 1 .. count(xs) ...)``, ``count(x for x in xs ...)`` and the like walk ``xs`` (or its
+positions) directly in a play: no ``counted``/``counted_range`` call of their own; the walk's units
+(``2 * len(xs)`` for the positions, as CRNG charges the range made and walked; ``len(xs)`` for the items,
+as CNT charges) go to the budget with the finish (``Budget.check_value``/``check_flat``'s ``walked``,
+``Budget.walked``).  Exact odds keep CRNG and CNT.  Each test compares with counts derived by hand or
+with the reference evaluator.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import procedure
+
+from interpreter import resolve
+from interpreter.api import monte_carlo
+from interpreter.engine import procedure_source
+from interpreter.errors import RuleViolation
+from interpreter.limits import Budget, LimitExceeded, Limits
+from interpreter.runtime import Run
+from interpreter.values import OutcomeValue, Record
+
+UNLIMITED = Limits(max_work=None, max_states=None, timeout=None)
+
+WALKS = """\
+let ys = list(i for i in 1 .. count(xs) if xs[i] > 2)
+let n = count(x for x in xs if x > 1)
+let zs = list(x for x in xs if x != 3)
+outcome v(n = n, m = count(ys), k = count(zs))
+"""
+INPUTS = "{xs: {type: list, of: int, default: [1, 2, 3, 4, 5]}}"
+
+
+def play_work(ruleset, xs: list[int]) -> int:
+    """The work one play spends (its straight statements are counted in a local that reaches the budget only
+    past Run.work_chunk: what is left is the values made and the lists walked)."""
+    budget = Budget(UNLIMITED)
+    resolve(ruleset, "p", {"xs": xs}, seed=1, budget=budget, trace=False)
+    return budget.work
+
+
+def test_a_play_walks_a_list_and_its_positions_without_a_call_of_their_own(one_procedure):
+    ruleset = one_procedure(WALKS, inputs=INPUTS)
+    play = procedure_source(ruleset, "p", "play")
+    assert "range(1, len(i0) + 1)" in play and "CRNG(" not in play and "CNT(" not in play
+    assert "2 * len(i0))" in play and "len(i0), " in play  # the walks charged with their finishes
+    exact = procedure_source(ruleset, "p", "exact")
+    assert "CRNG(" in exact and "CNT(" in exact  # exact odds charge before the walk, as before
+
+
+def test_the_walks_are_charged_what_the_general_path_charged(one_procedure):
+    ruleset = one_procedure(WALKS, inputs=INPUTS)
+    # xs of 5: ys walks 1 .. 5 (5 made + 5 walked = 10) and holds 3, 4, 5 (3 items): 13; n walks 5: 5;
+    # zs walks 5 and holds 4 items: 9.  27 units in all.  With 8 numbers (1 .. 8): 16 + 6, 8, 8 + 7: 45.
+    assert play_work(ruleset, [1, 2, 3, 4, 5]) == 27
+    assert play_work(ruleset, [1, 2, 3, 4, 5, 6, 7, 8]) == 45
+    outcome = resolve(ruleset, "p", {"xs": [1, 2, 3, 4, 5]}, seed=1, trace=False).outcome
+    assert (outcome.get("n"), outcome.get("m"), outcome.get("k")) == (4, 3, 4)
+
+
+def test_a_walk_still_stops_at_the_work_budget(one_procedure):
+    ruleset = one_procedure(WALKS, inputs=INPUTS)
+    # the first statement alone costs 13 units (above): a budget of 12 stops it there, pointing at the aggregate
+    # (charged with its finish: before, CRNG's first charge pointed at the range)
+    with pytest.raises(LimitExceeded, match="more than 12 units of work") as stopped:
+        resolve(ruleset, "p", {"xs": [1, 2, 3, 4, 5]}, seed=1, trace=False, limits=Limits(max_work=12, timeout=None))
+    shown = str(stopped.value).splitlines()
+    assert shown[1].strip() == "let ys = list(i for i in 1 .. count(xs) if xs[i] > 2)"
+    assert shown[2].index("^") == shown[1].index("list(")
+
+
+def test_walks_give_the_evaluators_counts(one_procedure):
+    body = "let die = 1d6\nlet xs = [die, 7 - die, 3]\n" + WALKS.replace("> 2", "> die")
+    ruleset = one_procedure(body)
+    counts = [monte_carlo(ruleset, "p", trials=300, seed=5, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert sum(n for _, n in counts[0]) == 300
+
+
+# ---- record fields read without a kind test, the tested form on AttributeError/KeyError -----------------------------
+
+SHIP_TYPES = "types:\n  ship:\n    fields:\n      kind: {type: str}\n      hits: {type: int, default: 0}\n"
+READS = "let h = target.hits + 1\nif target.hits > 1 then\n  outcome worn(h = h)\nend\noutcome fresh(h = h)"
+
+
+def play_of(ruleset, target):
+    """The play function of ``p`` called on ``target`` as its input, as a caller's play calls it (Run.plays): the
+    input not coerced, so that a value the checker could not foresee reaches the field reads."""
+    rt = Run(ruleset, UNLIMITED)
+    return rt.plays["p"](rt, (target,), None, 0)
+
+
+def test_a_play_reads_record_fields_in_a_fast_form_with_the_tested_form_behind_it(make_ruleset):
+    ruleset = make_ruleset({"p": procedure(READS, inputs="{target: {type: ship}}")}, extra=SHIP_TYPES)
+    play = procedure_source(ruleset, "p", "play")
+    assert "i0._fields['hits']" in play and play.count("except FMISS:") == 2  # the let and the if's condition
+    assert "_fields['hits']" not in procedure_source(ruleset, "p", "exact").replace("._fields.get('hits'", "")
+
+
+def test_fast_reads_give_the_evaluators_answers_and_errors(make_ruleset):
+    ruleset = make_ruleset({"p": procedure(READS, inputs="{target: {type: ship}}")}, extra=SHIP_TYPES)
+    for engine in ("compiled", "reference"):
+        # hits 2: h = 3 and worn; hits 0: h = 1 and fresh
+        assert resolve(ruleset, "p", {"target": {"kind": "big", "hits": 2}}, seed=1, trace=False, engine=engine).outcome.name == "worn"
+        fresh = resolve(ruleset, "p", {"target": {"kind": "big"}}, seed=1, trace=False, engine=engine).outcome
+        assert (fresh.name, fresh.get("h")) == ("fresh", 1)
+    assert play_of(ruleset, Record("ship", (("kind", "big"), ("hits", 2)))) == (0, 3)  # outcome 0 (worn), h = 3
+    # an outcome where a record was expected: the fast form's AttributeError, then the tested form reads it
+    assert play_of(ruleset, OutcomeValue("shot", (("hits", 0),))) == (1, 1)
+    # a record without the field: the fast form's KeyError, then the tested form's error, worded as FLD words it
+    with pytest.raises(RuleViolation, match="has no field 'hits'"):
+        play_of(ruleset, Record("ship", (("kind", "big"),)))
+
+
+# ---- short lists' measures remembered by their contents (Budget.check_value) ---------------------------------------
+
+
+def test_an_equal_list_is_charged_its_measure_again_from_memory():
+    ship = Record("ship", (("kind", "big"), ("hits", 0)))
+    budget = Budget(UNLIMITED)
+    column = (ship, ship, ship)
+    budget.check_value(column, None)
+    # 3 records of 2 fields: 3 + 3 x 2 = 9 units; an equal list (another tuple) charges 9 again, from memory
+    assert budget.work == 9
+    assert budget.check_value(tuple([ship] * 3), None) == column and budget.work == 18
+    columns = (column, (ship,))
+    budget.check_value(columns, None)
+    # 2 lists holding 9 and 3 units: 2 + 9 + 3 = 14
+    assert budget.work == 32
+    assert len(budget._sizes) == 2  # the column and the columns, each once
+
+
+def test_a_list_past_the_limits_is_refused_every_time_and_never_remembered():
+    budget = Budget(Limits(max_value_items=5, max_work=None, timeout=None))
+    for _ in range(2):
+        with pytest.raises(LimitExceeded, match="more than 5 items"):
+            budget.check_value(((1, 2, 3), (4, 5)), None)  # 2 + 3 + 2 = 7 items
+    assert budget._sizes == {}
+
+
+def test_the_remembered_sizes_are_bounded():
+    from interpreter.limits import SIZES_HELD, SIZES_KEPT
+
+    budget = Budget(UNLIMITED)
+    for n in range(SIZES_KEPT + 3):
+        budget.check_value((n,), None)
+    assert len(budget._sizes) == 3  # full at SIZES_KEPT: forgotten, then the last 3 kept
+    # 16 lists of 1,000 numbers: 16 + 16,000 = 16,016 items held each; 13 of them (208,208) pass SIZES_HELD (200,000)
+    budget = Budget(UNLIMITED)
+    for n in range(13):
+        budget.check_value(tuple(tuple(range(n, n + 1000)) for _ in range(16)), None)
+    assert 12 * 16_016 <= SIZES_HELD < 13 * 16_016
+    assert len(budget._sizes) == 1 and budget._sizes_held == 16_016  # forgotten at the 13th, which is kept
+
+
+@pytest.mark.parametrize(("k", "expected"), [(2, 20), (3, None), (0, None), (-1, None)])
+def test_a_fast_item_read_past_the_end_words_the_evaluators_error(one_procedure, k, expected):
+    # xs = [10, 20]: item 2 is 20; 3 is past the end (the fast form's IndexError, then IDX's words); 0 and -1
+    # never reach Python's indexing (a negative position would read from the end)
+    ruleset = one_procedure("let xs = [10, 20]\nlet y = xs[k] + ship.hits\noutcome o(y = y)",
+                            inputs="{k: {type: int}, ship: {type: ship}}", extra=SHIP_TYPES)
+    fast, slow = (line.strip() for line in procedure_source(ruleset, "p", "play").splitlines() if line.strip().startswith("v1 = "))
+    assert "len(v0)" not in fast and "len(v0)" in slow  # the fast form, then the tested one
+    results = []
+    for engine in ("compiled", "reference"):
+        try:
+            results.append(resolve(ruleset, "p", {"k": k, "ship": {"kind": "big", "hits": 1}}, seed=1, trace=False, engine=engine).outcome.get("y"))
+        except RuleViolation as error:
+            results.append(str(error))
+    assert results[0] == results[1]
+    if expected is not None:
+        assert results[0] == expected + 1
+    else:
+        assert f"index {k} is outside the list (1 to 2)" in results[0]
