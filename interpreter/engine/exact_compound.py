@@ -151,7 +151,8 @@ class ExactCompound(NodeVisitor):
     def _round(self, s: ir.WhileLoop, head: Layout, exit_layout: Layout) -> str:
         """A function (rt, I, depth, st) -> chains.Round: one round of the loop from one state at its head."""
         m = self.module
-        round_ = LoopRound(Prologue(head, _no_head_check, s.pos), Epilogue(head, self._projections(s, head)))
+        # a state failing the condition at the end of a round leaves the loop there (Epilogue.leaves_unless)
+        round_ = LoopRound(Prologue(head, _no_head_check, s.pos), Epilogue(head, self._projections(s, head), s.condition, exit_layout))
         body = self.exact.block_function(s.body, head, LoopExit(exit_layout), round_)
         name = m.name("w")
         g = CodeWriter(m, name, "rt, I, depth, st")
