@@ -194,3 +194,25 @@ def test_a_total_past_the_integer_bound_is_the_bodys_own_error(rules, engine):
     # the first state explored whose round passes the bound, as without totals taken out: 13 + 3
     assert "13 + 3 grows past 4 bits" in str(raised.value)
     assert "set score = score + r" in str(raised.value)
+
+
+def test_a_round_is_computed_once_for_every_total():
+    # States (position, total): the round from (1, t) is the round from (1, 0) shifted by t.  From (1, 0)
+    # a made-up round goes to (2, 3) with weight 1 and leaves as (0, 5) with weight 1, of 2.
+    computed = []
+
+    def round_of(state):
+        computed.append(state)
+        return chains.Round(True, None, {(2, state[1] + 3): 1}, {}, {(0, state[1] + 5): 1}, 2)
+
+    totals = chains.Totals(head=(1,), exits=(1,), head_width=0, exit_width=0)
+    rounds = chains.lifted(round_of, totals, -15, 15)
+    assert rounds((1, 4)) == chains.Round(True, None, {(2, 7): 1}, {}, {(0, 9): 1}, 2)
+    assert rounds((1, 6)) == chains.Round(True, None, {(2, 9): 1}, {}, {(0, 11): 1}, 2)
+    assert computed == [(1, 0)]  # the body ran once, for the total 0
+    # 11 + 5 = 16 is past 15: the state's own round runs (and would report the overflow)
+    assert rounds((1, 11)) == chains.Round(True, None, {(2, 14): 1}, {}, {(0, 16): 1}, 2)
+    assert computed == [(1, 0), (1, 11)]
+    # a total that is not an int (True) is not shifted either
+    rounds((1, True))
+    assert computed[-1] == (1, True)
