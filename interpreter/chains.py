@@ -41,8 +41,9 @@ from fractions import Fraction
 from math import gcd
 from typing import NamedTuple
 
+from . import ir
 from .errors import RuleViolation
-from .limits import STATEMENT_WORK
+from .limits import STATEMENT_WORK, LimitExceeded
 
 # States that cycle among themselves (other than a round that changes nothing) are solved
 # exactly by Gaussian elimination on Fractions up to this many at once (cubic work).
@@ -82,6 +83,140 @@ def make_round(looping: bool, limit, states: dict, states_denom: int, finished: 
 
 def _scaled(weights: dict, factor: int) -> dict:
     return weights if factor == 1 else {key: w * factor for key, w in weights.items()}
+
+
+# ---- totals taken out of the chain --------------------------------------------------------
+
+
+def accumulated(loop: ir.WhileLoop) -> frozenset[int]:
+    """The slots ``loop`` only adds to: totals its rounds need not be run for.
+
+    A slot qualifies when the body assigns it exactly once, ``set v = v + e``
+    (``e`` not reading ``v``), outside any loop nested in the body, and reads
+    it nowhere else (not in the condition, the limit or any other statement).
+    A round from a state then does the same whatever ``v`` holds, except that
+    ``v`` leaves it increased by ``e`` (by 0 on a path that does not assign
+    it): the round from the state with ``v`` = 0, shifted (:func:`lifted`).
+    Lost ships counted round by round (eia's ``battle``) are such totals:
+    without this every distinct running total ran the body again.
+    """
+    reads: dict[int, int] = {}
+    for node in ir.walk(loop.condition, *loop.body.statements, *((loop.limit,) if loop.limit is not None else ())):
+        if type(node) is ir.Local:
+            reads[node.slot] = reads.get(node.slot, 0) + 1
+    written: dict[int, int] = {}
+    candidates: set[int] = set()
+    _written_slots(loop.body, written, candidates, nested=False)
+    return frozenset(slot for slot in candidates if written.get(slot) == 1 and reads.get(slot) == 1)
+
+
+def _written_slots(block: ir.Block, written: dict[int, int], candidates: set[int], nested: bool) -> None:
+    """Count every slot the statements of ``block`` write; ``candidates`` gets the slots of
+    ``set v = v + e`` (e not reading v) outside nested loops."""
+    for statement in block.statements:
+        slots: tuple[int, ...] = ()
+        if isinstance(statement, (ir.Assign, ir.Roll, ir.CallProcedure)):
+            slots = (statement.slot,)
+        elif isinstance(statement, ir.ForLoop):
+            slots = (statement.var_slot, statement.sequence_slot, statement.index_slot)
+        elif isinstance(statement, ir.WhileLoop):
+            slots = (statement.count_slot, statement.limit_slot)
+        for slot in slots:
+            written[slot] = written.get(slot, 0) + 1
+        if isinstance(statement, ir.Assign) and not nested and _adds_to_itself(statement):
+            candidates.add(statement.slot)
+        inner = nested or isinstance(statement, (ir.ForLoop, ir.WhileLoop))
+        for child in ir.statement_blocks(statement):
+            _written_slots(child, written, candidates, inner)
+
+
+def _adds_to_itself(statement: ir.Assign) -> bool:
+    """``set v = v + e`` with ``e`` not reading ``v`` (integer addition: the checker types ``+``'s operands as int)."""
+    value = statement.value
+    if type(value) is not ir.Arithmetic or value.op != "+":
+        return False
+    left = value.left
+    if type(left) is not ir.Local or left.slot != statement.slot:
+        return False
+    return not any(type(node) is ir.Local and node.slot == statement.slot for node in ir.walk(value.right))
+
+
+class Totals(NamedTuple):
+    """Where a loop's totals (:func:`accumulated`) sit in its states.
+
+    ``head``: their places in a state at the loop's head; ``exits``: in a state
+    after the loop (None where the total is not kept there).  ``head_width`` /
+    ``exit_width``: 1 when such a state is the one variable's value itself
+    (compiled code), else 0 (a tuple however many it holds).
+    """
+
+    head: tuple[int, ...]
+    exits: tuple[int | None, ...]
+    head_width: int
+    exit_width: int
+
+
+def lifted(round_of: Callable[[object], Round], totals: Totals, low: int, high: int) -> Callable[[object], Round]:
+    """``round_of`` for states that differ only in their totals, computed once for all of them.
+
+    The round from a state is the round from the same state with every total
+    0 (computed once, memoised here), its next states and exits shifted by the
+    state's totals: the same keys, weights and denominator the body would give,
+    so the chain and every result are unchanged.  A state whose totals are not
+    all ints, or whose shifted totals leave [low, high] (the body would report
+    the overflow), or whose zeroed round fails, runs the body itself.
+    """
+    base_rounds: dict = {}
+    head = totals.head
+    single_head = totals.head_width == 1
+
+    def round_from(state: object) -> Round:
+        values = (state,) if single_head else state
+        assert isinstance(values, tuple)
+        amounts = tuple(values[place] for place in head)
+        if any(type(amount) is not int for amount in amounts):
+            return round_of(state)
+        zeroed = list(values)
+        for place in head:
+            zeroed[place] = 0
+        base_state = 0 if single_head else tuple(zeroed)
+        base = base_rounds.get(base_state)
+        if base is None:
+            try:
+                base = base_rounds[base_state] = round_of(base_state)
+            except LimitExceeded:  # e.g. 0 + e past max_int_bits where v + e is not: the state's own round says
+                return round_of(state)
+        if not any(amounts):
+            return base
+        shifted = _shifted(base, amounts, totals, low, high)
+        return shifted if shifted is not None else round_of(state)
+
+    return round_from
+
+
+def _shifted(base: Round, amounts: tuple[int, ...], totals: Totals, low: int, high: int) -> Round | None:
+    """``base`` with every next state and exit increased by ``amounts`` (None: a total past [low, high])."""
+    states = _shift_keys(base.states, totals.head, totals.head_width, amounts, low, high)
+    exits = _shift_keys(base.exits, totals.exits, totals.exit_width, amounts, low, high)
+    if states is None or exits is None:
+        return None
+    return Round(base.looping, base.limit, states, base.finished, exits, base.denom)
+
+
+def _shift_keys(weights: dict, places: tuple[int | None, ...], width: int, amounts: tuple[int, ...], low: int, high: int) -> dict | None:
+    kept = [(place, amount) for place, amount in zip(places, amounts) if place is not None and amount]
+    if not kept:
+        return weights
+    shifted: dict = {}
+    for key, weight in weights.items():
+        values = [key] if width == 1 else list(key)
+        for place, amount in kept:
+            total = values[place] + amount
+            if total > high or total < low:
+                return None
+            values[place] = total
+        shifted[values[0] if width == 1 else tuple(values)] = weight
+    return shifted
 
 
 class Chain:

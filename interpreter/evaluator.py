@@ -386,9 +386,12 @@ class Executor:
             )
 
         finished = Acc()
+        # the running totals sit at their slots, before the loop and after it alike (an env keeps every slot)
+        slots = tuple(sorted(chains.accumulated(statement)))
+        totals = chains.Totals(slots, slots, 0, 0) if slots else None
         # the states are whole tuples here (width 0: never a lone value), described by the variables in scope
         exits, denom = self.rt.solve_while(start.weights, start.denom, finished, round_of, None, frame.depth, limited,
-                                           statement.pos, statement.variables, 0)
+                                           statement.pos, statement.variables, 0, totals)
         return _Flow(Acc(exits, denom), finished=finished)
 
     def _iterate(self, body: ir.Block, current: Acc, frame: _Frame, next_round: Callable[[tuple], tuple | None],

@@ -183,6 +183,7 @@ class Run:
         "limits",
         "max_states",
         "plays",
+        "projections",
         "ruleset",
         "sequence_numbers",
         "sequences",
@@ -201,6 +202,7 @@ class Run:
         self.sequences: list = []
         self.sequence_numbers: dict = {}
         self.plays = PlayFunctions(ruleset)
+        self.projections: dict = {}  # (outcome, fields kept) -> the outcome with those fields alone (see projected)
         self.changed_records: dict = {}  # (record, field, plain value, its type) -> with_field's record (see changed_record)
 
     # ---- budgets ------------------------------------------------------------------
@@ -229,14 +231,37 @@ class Run:
             self.sequences.append(sequence)
         return number
 
-    def solve_while(self, H: dict, d: int, FIN: Acc, round_of: Callable, I: tuple | None, depth: int, limited: bool, pos: Pos, names: Iterable[tuple[str, int]], width: int) -> tuple[dict, int]:
+    def projected(self, value: Any, keep: frozenset[str]) -> Any:
+        """``value`` with only the fields in ``keep`` when it is an outcome (the others are never read again:
+        engine.liveness.FieldLiveness); any other value as it is.  Remembered per run."""
+        if type(value) is not OutcomeValue:
+            return value
+        key = (value, keep)
+        found = self.projections.get(key)
+        if found is None:
+            fields = value.fields
+            if all(name in keep for name, _ in fields):
+                found = value
+            else:
+                found = OutcomeValue(value.name, tuple(pair for pair in fields if pair[0] in keep))
+            self.projections[key] = found
+        return found
+
+    def solve_while(self, H: dict, d: int, FIN: Acc, round_of: Callable, I: tuple | None, depth: int, limited: bool, pos: Pos,
+                    names: Iterable[tuple[str, int]], width: int, totals: chains.Totals | None = None) -> tuple[dict, int]:
         """A `while` loop from the states at its head: the states after it (outcomes go to FIN).
 
         ``round_of(rt, I, depth, state)`` is the loop's round for one state
         (a chains.Round); ``names`` pairs variable names with their place in a
-        state of ``width`` variables, to describe one in an error.
+        state of ``width`` variables, to describe one in an error.  ``totals``:
+        where the loop's running totals sit (chains.accumulated), whose rounds
+        are computed once for every total (chains.lifted).
         """
-        chain = chains.Chain(lambda state: round_of(self, I, depth, state), self.budget, pos)
+        def one_round(state: Any) -> chains.Round:
+            return round_of(self, I, depth, state)  # a generated function (Callable: untyped)
+
+        rounds = one_round if totals is None else chains.lifted(one_round, totals, self.int_low, self.int_high)
+        chain = chains.Chain(rounds, self.budget, pos)
         if limited:
             finished, exits, denom = chains.solve_limited(chain, H, d)
         else:

@@ -235,8 +235,15 @@ class ExactWriter:
 
     def fallthrough(self, w: CodeWriter, frame: Frame) -> None:
         """A path that reached the end of the pass: its state goes on (to the next pass, or the next round)."""
-        if frame.epilogue is not None:
-            key = state_key(frame.epilogue.layout, frame.epilogue.replace)
+        epilogue = frame.epilogue
+        if epilogue is not None and epilogue.leaves_unless is not None:
+            frame.targets.exits = True
+            with w.block(f"if not {Expressions(self.c, w)(epilogue.leaves_unless)}:"):
+                w.line(f"k = {state_key(epilogue.exit_layout)}")
+                w.line(f"x[k] = x.get(k, 0) + {frame.weight}")
+                w.line("continue")
+        if epilogue is not None:
+            key = state_key(epilogue.layout, epilogue.replace)
         else:
             key = state_key(frame.exit_layout)
         w.line(f"k = {key}")

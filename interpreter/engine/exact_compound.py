@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
+from ..chains import Totals, accumulated
 from ..limits import STATEMENT_WORK
 from .calls import direct_call_inputs
 from .expressions import Expressions
@@ -114,16 +115,44 @@ class ExactCompound(NodeVisitor):
                 if s.limit is not None:
                     w.line(f"v{limit} = {expressions(s.limit)}")
                     w.line(f"if v{limit} < 0: NEGLIM({m.ref(s.limit.pos, 'p')}, v{limit})")
-                w.line(f"k = {state_key(head)}")
+                w.line(f"k = {state_key(head, self._projections(s, head))}")
                 w.line("H[k] = H.get(k, 0) + w")
             round_of = self._round(s, head, exit_layout)
             names = tuple((name, head.index(slot)) for name, slot in s.variables if slot in head)
-            w.line(f"D, d = rt.solve_while(H, d, FIN, {round_of}, I, depth, {s.limit is not None}, {pos}, {m.ref(names, 'names')}, {len(head)})")
+            totals = self._totals(s, head, exit_layout)
+            passed = f", {m.ref(totals, 'totals')}" if totals is not None else ""
+            w.line(f"D, d = rt.solve_while(H, d, FIN, {round_of}, I, depth, {s.limit is not None}, {pos}, {m.ref(names, 'names')}, {len(head)}{passed})")
+
+    def _projections(self, s: ir.WhileLoop, head: Layout) -> dict[int, str]:
+        """Source keeping, of a variable at the loop's head read later only by some fields, those fields
+        alone when it holds an outcome (runtime.Run.projected): states that differ only in fields never
+        read again are one state (eia's battle: a round's losses, added up as they come)."""
+        reads = self.facts.head_fields.get(id(s), {})
+        replace = {}
+        for slot in head:
+            fields = reads.get(slot)
+            if fields is not None:
+                keep = frozenset(fields - {"outcome"})  # an outcome's name is always kept
+                replace[slot] = f"rt.projected(v{slot}, {self.module.ref(keep, 'keep')})"
+        return replace
+
+    def _totals(self, s: ir.WhileLoop, head: Layout, exit_layout: Layout) -> Totals | None:
+        """Where the loop's running totals (chains.accumulated) sit in its states, or None when it has none."""
+        slots = sorted(accumulated(s) & set(head))
+        if not slots:
+            return None
+        return Totals(
+            tuple(head.index(slot) for slot in slots),
+            tuple(exit_layout.index(slot) if slot in exit_layout else None for slot in slots),
+            1 if len(head) == 1 else 0,
+            1 if len(exit_layout) == 1 else 0,
+        )
 
     def _round(self, s: ir.WhileLoop, head: Layout, exit_layout: Layout) -> str:
         """A function (rt, I, depth, st) -> chains.Round: one round of the loop from one state at its head."""
         m = self.module
-        round_ = LoopRound(Prologue(head, _no_head_check, s.pos), Epilogue(head))
+        # a state failing the condition at the end of a round leaves the loop there (Epilogue.leaves_unless)
+        round_ = LoopRound(Prologue(head, _no_head_check, s.pos), Epilogue(head, self._projections(s, head), s.condition, exit_layout))
         body = self.exact.block_function(s.body, head, LoopExit(exit_layout), round_)
         name = m.name("w")
         g = CodeWriter(m, name, "rt, I, depth, st")

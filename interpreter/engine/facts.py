@@ -6,7 +6,9 @@
 - :func:`ranges`: slots known to hold an int in [low, high] (the total of a
   roll of literal dice, and ``let`` copies of it never set again).
 - :class:`~.liveness.Liveness`: the slots live before and after every
-  statement, at every block's start and every loop's head.
+  statement, at every block's start and every loop's head;
+  :class:`~.liveness.FieldLiveness`: which fields of them a `while` loop's
+  head state still needs.
 
 :class:`Facts` runs them once per procedure and keeps the answers, keyed by
 node identity (the IR's nodes are named tuples compared by nobody).
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ir
-from .liveness import Liveness
+from .liveness import FieldLiveness, FieldReads, Liveness
 from .visitor import NodeVisitor
 
 MAX_INLINE_IFS = 24  # nested `if`s written inline in one function (deeper ones: a pass, or a function, of their own)
@@ -43,6 +45,12 @@ class Facts:
         self.head = liveness.head  # live slots at a loop's head
         self.block_in = liveness.block_in  # live slots at a block's start
         self.uses = liveness.uses  # the slots an expression reads
+        # the fields of each variable read later, at a `while` loop's head (exact odds keep only those of an outcome)
+        self.head_fields: dict[int, FieldReads] = {}
+        if any(type(statement) is ir.WhileLoop for statement in ir.statements_in(procedure.body)):
+            fields = FieldLiveness()
+            fields.block(procedure.body, {}, {})
+            self.head_fields = fields.head
 
 
 class WrittenSlots(NodeVisitor):

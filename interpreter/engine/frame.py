@@ -67,10 +67,17 @@ class Prologue:
 
 @dataclass(frozen=True)
 class Epilogue:
-    """The state the last statement of a round hands to the next round (a slot may be replaced: ``i + 1``)."""
+    """The state the last statement of a round hands to the next round (a slot may be replaced: ``i + 1``).
+
+    ``leaves_unless``: a `while` loop's condition, tested on the state there: a state that fails it
+    leaves the loop from this round (as a state of ``exit_layout``) instead of becoming a state of the
+    chain whose only round is to leave (eia's battle: two states in three end the battle).
+    """
 
     layout: Layout
     replace: Mapping[int, str] = field(default_factory=dict)
+    leaves_unless: Any = None
+    exit_layout: Layout = ()
 
 
 class Targets:
