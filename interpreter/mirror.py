@@ -87,10 +87,8 @@ class Exchange:
             self.words[other] = one
         self.used = False
 
-    def name(self, name: str | None) -> str | None:
+    def name(self, name: str) -> str:
         """``name`` with its pair word exchanged (itself when it has none)."""
-        if name is None:
-            return None
         exchanged = self.words.get(name)
         if exchanged is None:
             head, underscore, rest = name.partition("_")
@@ -107,7 +105,7 @@ class Exchange:
 
     def text(self, value: str) -> str:
         """A text literal: exchanged when its whole text is a name the pairs exchange."""
-        return self.name(value) or value if _IDENTIFIER.fullmatch(value) else value
+        return self.name(value) if _IDENTIFIER.fullmatch(value) else value
 
     def prose(self, value: Any) -> Any:
         """A note's or requirement's words: a whole word of two letters or more that is a pair's word is exchanged."""
@@ -124,7 +122,7 @@ class Exchange:
 
         # The text as written shows its placeholders' code too (the rulebook prints it): code there, prose around it.
         pieces = _PLACEHOLDER.split(value)
-        return "".join(_IDENTIFIER.sub(lambda m: self.name(m.group(0)) or "", piece) if index % 2 else _WORD.sub(word, piece)
+        return "".join(_IDENTIFIER.sub(lambda m: self.name(m.group(0)), piece) if index % 2 else _WORD.sub(word, piece)
                        for index, piece in enumerate(pieces))
 
     def node(self, node: Any) -> Any:
@@ -146,7 +144,7 @@ class Exchange:
         for field in dataclasses.fields(node):
             value = getattr(node, field.name)
             if field.name in names:
-                changed = self.name(value)
+                changed = value if value is None else self.name(value)  # an argument may have no name
             elif field.name in prose:
                 changed = self.prose(value)
             elif isinstance(node, syntax.StrLit) and field.name == "value":

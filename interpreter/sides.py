@@ -174,41 +174,46 @@ class _Expansion:
         exhaust Python's recursion); a procedure whose targets could not all be ordered is left out, as is every one
         taking from it."""
         order: list[str] = []
-        state: dict[str, str] = {}  # "open" while its targets are being ordered, then "done" or "failed"
+        done: set[str] = set()
+        failed: set[str] = set()  # a cycle or an unknown name at or below it: left out
         for start in self.procedures:
-            if start in state or not self._has_like(start):
+            if start in done or start in failed or not self._has_like(start):
                 continue
-            state[start] = "open"
-            stack: list[tuple[str, list[str]]] = [(start, [t for t, _ in _like_targets(self.procedures[start])])]
+            stack = [(start, iter(self._targets(start)))]
+            on_stack, spoilt = {start}, set()  # spoilt: on the stack, with a target that could not be ordered
             while stack:
                 name, pending = stack[-1]
-                if not pending:
+                target = next(pending, None)
+                if target is None:
                     stack.pop()
-                    sound = state[name] == "open"
-                    state[name] = "done" if sound else "failed"
-                    if sound:
+                    on_stack.discard(name)
+                    if name in spoilt:
+                        failed.add(name)
+                        if stack:
+                            spoilt.add(stack[-1][0])
+                    else:
+                        done.add(name)
                         order.append(name)
-                    elif stack:
-                        state[stack[-1][0]] = "spoilt"
-                    continue
-                target = pending.pop(0)
-                like_path = ("procedures", name, "inputs_like")
-                if target not in self.procedures:
+                elif target not in self.procedures:
                     close = difflib.get_close_matches(target, list(self.procedures), n=1)
                     hint = f" (did you mean '{close[0]}'?)" if close else ""
-                    self.error(like_path, f"inputs_like names procedure '{target}', which this ruleset does not have{hint}")
-                    state[name] = "spoilt"
-                elif state.get(target) in ("open", "spoilt"):
+                    self.error(("procedures", name, "inputs_like"),
+                               f"inputs_like names procedure '{target}', which this ruleset does not have{hint}")
+                    spoilt.add(name)
+                elif target in on_stack:
                     names = [n for n, _ in stack]
                     cycle = " -> ".join(names[names.index(target):] + [target])
                     self.error(("procedures", target, "inputs_like"), f"inputs_like forms a cycle: {cycle}")
-                    state[name] = "spoilt"
-                elif state.get(target) == "failed":
-                    state[name] = "spoilt"
-                elif target not in state and self._has_like(target):
-                    state[target] = "open"
-                    stack.append((target, [t for t, _ in _like_targets(self.procedures[target])]))
+                    spoilt.add(name)
+                elif target in failed:
+                    spoilt.add(name)
+                elif target not in done and self._has_like(target):
+                    stack.append((target, iter(self._targets(target))))
+                    on_stack.add(target)
         return order
+
+    def _targets(self, name: str) -> list[str]:
+        return [target for target, _ in _like_targets(self.procedures[name])]
 
     def _has_like(self, name: str) -> bool:
         procedure = self.procedures.get(name)
