@@ -136,7 +136,9 @@ def test_cli_labels_exact_and_sampled(rules_file):
 
 def test_plain_odds_over_budget_says_to_sample(rules_file):
     code, _, err = run_cli(["odds", rules_file, "digits", "--set", "n=6", "--max-work", "100000"])
-    assert code == 1 and "needs more than 100,000 units of work" in err and "`odds --auto` samples instead" in err
+    # the flag that raises the budget, and the two ways to sample; the API's Limits(...) is not a command-line user's
+    assert code == 1 and "needs more than 100,000 units of work (max_work; raise it with --max-work N, 0: no limit)" in err
+    assert "or sample instead: `odds --auto` (±0.005) or `run --n 10000`" in err and "Limits(" not in err
 
 
 @pytest.mark.parametrize(("argv", "message"), [
