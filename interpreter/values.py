@@ -155,10 +155,20 @@ def _deep_shape(value: Any) -> Any:
     kind = type(value)
     if kind is not tuple:
         return kind
-    if _IDENTICAL_WHEN_EQUAL.issuperset(map(type, value)):
+    kinds = tuple(map(type, value))
+    if _IDENTICAL_WHEN_EQUAL.issuperset(kinds):
         # a list of records, outcomes or text (a fleet): a list equal to it holds the same objects, so its
         # items need no shape (tuple, the class, is no value's exact type: it marks such a list)
         return tuple
+    if tuple not in kinds:
+        # a list of plain values: what the walk below gives, without it (its length, then each item's type)
+        return ((tuple, len(value)), *kinds)
+    identical = _IDENTICAL_WHEN_EQUAL.issuperset
+    if all(identical(map(type, item)) if kind is tuple else kind in _IDENTICAL_WHEN_EQUAL for item, kind in zip(value, kinds)):
+        # lists of records, outcomes or text, or such items, in a list (a side's columns of ships): a list
+        # equal to it holds the same objects in lists of the same lengths, so it needs no shape either (a
+        # marker no walk below makes: a walk's shape starts with a (tuple, length) pair)
+        return _NESTED_IDENTICAL
     shape: list[Any] = []
     stack: list[Any] = [value]
     while stack:
@@ -352,6 +362,7 @@ class OutcomeValue:
 # Kinds of values equal only to a value of the same kind with the same meaning (_deep_shape): records and
 # outcomes are interned (equal is identical), and text equals only text.  Numbers are not: 1 == True == Fraction(1).
 _IDENTICAL_WHEN_EQUAL = frozenset((str, Record, OutcomeValue))
+_NESTED_IDENTICAL = (tuple, tuple)  # _deep_shape's shape of a list of such values and lists of them
 
 # Outcomes' intern table: as Record's (_TABLE, above), a table of its own (an outcome and a record of one
 # name and fields are different values).
