@@ -222,6 +222,11 @@ class Expressions(NodeVisitor):
             # constant, read twice rather than through IDX (reading either cannot fail)
             self.fast_reads += self.fast_fields
             return f"({subject}[{position} - 1] if 0 < {position}{inside} else IDX({subject}, {position}, {pos}))"
+        if walrus and self.keys is None:
+            # exact odds: any other list's item read in place as well, the list held in a local (the list read
+            # first, then the position, as IDX reads them: `len(a) >= b > 0` evaluates a and b before comparing)
+            listed, at = self.w.temp("ls"), self.w.temp("ix")
+            return f"({listed}[{at} - 1] if len({listed} := {subject}) >= ({at} := {position}) > 0 else IDX({listed}, {at}, {pos}))"
         return f"IDX({subject}, {position}, {pos})"
 
     # ---- operators
