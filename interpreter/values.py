@@ -336,7 +336,10 @@ class OutcomeValue:
         """Its fields by name, with ``outcome`` for its name (made once, kept in ``_by_name``)."""
         found = self._by_name
         if found is None:
-            found = dict(self.fields)
+            # from the pairs as a plain tuple, reversed so that the first of equal names wins, as Fields.get
+            # finds it: dict() of the Fields itself takes it for a mapping (it has keys()) and read each name
+            # back through Fields.get, a scan of the pairs (exact eia 3 v 3 makes 30,000 outcomes read so)
+            found = dict(reversed(tuple(self.fields)))
             found["outcome"] = self.name
             object.__setattr__(self, "_by_name", found)
         return found

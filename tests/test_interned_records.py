@@ -341,3 +341,10 @@ def test_columns_of_records_are_shaped_without_their_items_and_numbers_in_them_s
     assert OutcomeValue("o", (("a", ((big,), 1)),)) is not OutcomeValue("o", (("a", ((big,), True)),))
     assert Record("t", (("a", ((big, (1,)),)),)) is not Record("t", (("a", ((big, (True,)),)),))
     assert Record("t", (("a", ((big, (1,)),)),)) is Record("t", (("a", ((big, (1,)),)),))
+
+
+def test_an_outcomes_fields_by_name_are_its_fields_read_by_name_first_of_equal_names_winning():
+    # fields_by_name (what compiled field reads use) is made from the pairs, not through Fields.get one name at
+    # a time; it must still answer as Fields.get does, the first of two equal names winning
+    made = OutcomeValue("twice", (("a", 1), ("b", (ship("big", 1),)), ("a", 3)))
+    assert made.fields_by_name() == {"a": made.fields["a"], "b": made.fields["b"], "outcome": "twice"} == {"a": 1, "b": (ship("big", 1),), "outcome": "twice"}
