@@ -15,9 +15,10 @@ from _weakref import _remove_dead_weakref  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from operator import attrgetter, itemgetter
 from typing import Any, ClassVar, SupportsIndex, final, overload
-from weakref import KeyedRef
+from weakref import ref
 
 
 @final  # interned by exact class: a subclass would share (or be given) its parent's objects
@@ -130,13 +131,15 @@ class Record:
 # weakref.WeakValueDictionary uses), which deletes the key only while it still
 # maps to that dead reference, so it never removes a record made since.
 
-_TABLE: dict[tuple, KeyedRef] = {}
+_TABLE: dict[tuple, ref] = {}
 _TABLE_LOCK = threading.Lock()
 _second = itemgetter(1)
 
 
-def _forget(reference: KeyedRef, table: dict = _TABLE) -> None:
-    _remove_dead_weakref(table, reference.key)
+def _forget(table: dict, key: tuple, reference: ref) -> None:
+    """A dead value's entry out of its table: the callback of its weak reference, ``partial(_forget, table, key)``
+    (made in C, where weakref.KeyedRef's __new__ and __init__ are Python: exact eia 3 v 3 makes 30,000 outcomes)."""
+    _remove_dead_weakref(table, key)
 
 
 def _shape(pairs: tuple[tuple[str, Any], ...]) -> tuple:
@@ -145,7 +148,8 @@ def _shape(pairs: tuple[tuple[str, Any], ...]) -> tuple:
     kinds = tuple(map(type, map(_second, pairs)))  # no Python-level loop: made for every record
     if tuple not in kinds:
         return kinds
-    return tuple([_deep_shape(value) for _, value in pairs])
+    # (_deep_shape of a value that is not a list is its type: called for the lists only)
+    return tuple([_deep_shape(pair[1]) if kind is tuple else kind for pair, kind in zip(pairs, kinds)])
 
 
 def _deep_shape(value: Any) -> Any:
@@ -164,7 +168,10 @@ def _deep_shape(value: Any) -> Any:
         # a list of plain values: what the walk below gives, without it (its length, then each item's type)
         return ((tuple, len(value)), *kinds)
     identical = _IDENTICAL_WHEN_EQUAL.issuperset
-    if all(identical(map(type, item)) if kind is tuple else kind in _IDENTICAL_WHEN_EQUAL for item, kind in zip(value, kinds)):
+    for item, kind in zip(value, kinds):
+        if not (identical(map(type, item)) if kind is tuple else kind in _IDENTICAL_WHEN_EQUAL):
+            break
+    else:
         # lists of records, outcomes or text, or such items, in a list (a side's columns of ships): a list
         # equal to it holds the same objects in lists of the same lengths, so it needs no shape either (a
         # marker no walk below makes: a walk's shape starts with a (tuple, length) pair)
@@ -182,9 +189,9 @@ def _deep_shape(value: Any) -> Any:
     return tuple(shape)
 
 
-def _interned(table: dict[tuple, KeyedRef], key: tuple, make: Callable[[tuple], Any], forget: Callable[[KeyedRef], None]) -> Any:
+def _interned(table: dict[tuple, ref], key: tuple, make: Callable[[tuple], Any]) -> Any:
     """The value for ``key`` not found alive in ``table``: made by ``make(key)`` and added under the lock,
-    unless another thread added it since (then that one).  ``forget`` removes its entry when it dies."""
+    unless another thread added it since (then that one).  Its entry leaves the table when it dies (_forget)."""
     with _TABLE_LOCK:
         reference = table.get(key)
         if reference is not None:
@@ -192,13 +199,13 @@ def _interned(table: dict[tuple, KeyedRef], key: tuple, make: Callable[[tuple], 
             if found is not None:
                 return found
         made = make(key)
-        table[key] = KeyedRef(made, forget, key)
+        table[key] = ref(made, partial(_forget, table, key))
         return made
 
 
 def _added(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
     """A record for ``key`` (type name, pairs, shape) not found alive (see _interned)."""
-    made: Record = _interned(_TABLE, key, _new_record, _forget)
+    made: Record = _interned(_TABLE, key, _new_record)
     return made
 
 
@@ -369,16 +376,12 @@ _NESTED_IDENTICAL = (tuple, tuple)  # _deep_shape's shape of a list of such valu
 
 # Outcomes' intern table: as Record's (_TABLE, above), a table of its own (an outcome and a record of one
 # name and fields are different values).
-_OUTCOMES: dict[tuple, KeyedRef] = {}
-
-
-def _forget_outcome(reference: KeyedRef, table: dict = _OUTCOMES) -> None:
-    _remove_dead_weakref(table, reference.key)
+_OUTCOMES: dict[tuple, ref] = {}
 
 
 def _added_outcome(key: tuple[str, Fields, tuple]) -> OutcomeValue:
     """An outcome for ``key`` (name, fields, shape) not found alive (see _interned)."""
-    made: OutcomeValue = _interned(_OUTCOMES, key, _new_outcome, _forget_outcome)
+    made: OutcomeValue = _interned(_OUTCOMES, key, _new_outcome)
     return made
 
 
