@@ -305,8 +305,10 @@ class OutcomeValue:
     # set once in __new__ through object.__setattr__ (the outcome is immutable)
     name: str
     fields: Fields
-    # Its fields by name, and ``outcome``, its name (what ``x.outcome`` reads): made by fields_by_name() the
-    # first time a field is read; compiled code then reads a field from it in one step.
+    # Its fields by name, and ``outcome``, its name (what ``x.outcome`` reads): made with the outcome, as a
+    # record's fields by name are (exact odds read fields of nearly every outcome they make: 30,000 on eia
+    # 3 v 3, each first read through FLD and fields_by_name while this was made on first use); compiled code
+    # reads a field from it in one step.
     _by_name: dict[str, Any] | None
     _fields_text: str | None  # repr(fields), made once (see fields_text)
 
@@ -342,12 +344,8 @@ class OutcomeValue:
     def fields_by_name(self) -> dict[str, Any]:
         """Its fields by name, with ``outcome`` for its name (made once, kept in ``_by_name``)."""
         found = self._by_name
-        if found is None:
-            # from the pairs as a plain tuple, reversed so that the first of equal names wins, as Fields.get
-            # finds it: dict() of the Fields itself takes it for a mapping (it has keys()) and read each name
-            # back through Fields.get, a scan of the pairs (exact eia 3 v 3 makes 30,000 outcomes read so)
-            found = dict(reversed(tuple(self.fields)))
-            found["outcome"] = self.name
+        if found is None:  # pragma: no cover - made with every outcome (_new_outcome)
+            found = _fields_by_name(self.name, self.fields)
             object.__setattr__(self, "_by_name", found)
         return found
 
@@ -390,9 +388,18 @@ def _new_outcome(key: tuple[str, Fields, tuple]) -> OutcomeValue:
     made = object.__new__(OutcomeValue)
     object.__setattr__(made, "name", name)
     object.__setattr__(made, "fields", pairs)
-    object.__setattr__(made, "_by_name", None)
+    object.__setattr__(made, "_by_name", _fields_by_name(name, pairs))
     object.__setattr__(made, "_fields_text", None)
     return made
+
+
+def _fields_by_name(name: str, pairs: Fields) -> dict[str, Any]:
+    """An outcome's fields by name and ``outcome``, its name.  Made from the pairs as a plain tuple, reversed so
+    that the first of equal names wins, as Fields.get finds it: dict() of the Fields itself takes it for a
+    mapping (it has keys()) and reads each name back through Fields.get, a scan of the pairs."""
+    by_name = dict(reversed(tuple(pairs)))
+    by_name["outcome"] = name
+    return by_name
 
 
 def to_plain(value: Any) -> Any:
