@@ -171,16 +171,26 @@ def lifted(round_of: Callable[[object], Round], totals: Totals, low: int, high: 
     head = totals.head
     single_head = totals.head_width == 1
 
+    # totals side by side (eia's battle: four of them): read and zeroed by slicing
+    side_by_side = bool(head) and head == tuple(range(head[0], head[0] + len(head)))
+    start, end = (head[0], head[0] + len(head)) if side_by_side else (0, 0)
+    zeros = (0,) * len(head)
+
     def round_from(state: object) -> Round:
         values = (state,) if single_head else state
         assert isinstance(values, tuple)
-        amounts = tuple(values[place] for place in head)
-        if any(type(amount) is not int for amount in amounts):
+        amounts = values[start:end] if side_by_side else tuple([values[place] for place in head])
+        if not _INTS.issuperset(map(type, amounts)):
             return round_of(state)
-        zeroed = list(values)
-        for place in head:
-            zeroed[place] = 0
-        base_state = 0 if single_head else tuple(zeroed)
+        if single_head:
+            base_state: object = 0
+        elif side_by_side:
+            base_state = values[:start] + zeros + values[end:]
+        else:
+            zeroed = list(values)
+            for place in head:
+                zeroed[place] = 0
+            base_state = tuple(zeroed)
         base = base_rounds.get(base_state)
         if base is None:
             try:
@@ -193,6 +203,9 @@ def lifted(round_of: Callable[[object], Round], totals: Totals, low: int, high: 
         return shifted if shifted is not None else round_of(state)
 
     return round_from
+
+
+_INTS = frozenset((int,))  # the exact type a total must have to be shifted (any other value, a bool too, runs the body)
 
 
 def _shifted(base: Round, amounts: tuple[int, ...], totals: Totals, low: int, high: int) -> Round | None:
