@@ -39,7 +39,6 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 from math import gcd
-from operator import add
 from typing import NamedTuple
 
 from . import ir
@@ -221,8 +220,6 @@ def _shift_keys(weights: dict, places: tuple[int | None, ...], width: int, amoun
     kept = [(place, amount) for place, amount in zip(places, amounts) if place is not None and amount]
     if not kept:
         return weights
-    if width != 1 and places and places[0] is not None and places == tuple(range(places[0], places[0] + len(places))):
-        return _shift_run(weights, places[0], places[0] + len(places), amounts, low, high)
     shifted: dict = {}
     for key, weight in weights.items():
         values = [key] if width == 1 else list(key)
@@ -232,18 +229,6 @@ def _shift_keys(weights: dict, places: tuple[int | None, ...], width: int, amoun
                 return None
             values[place] = total
         shifted[values[0] if width == 1 else tuple(values)] = weight
-    return shifted
-
-
-def _shift_run(weights: dict, start: int, end: int, amounts: tuple[int, ...], low: int, high: int) -> dict | None:
-    """:func:`_shift_keys` for totals side by side in a tuple state, at ``start:end`` (eia's battle: four of them):
-    the key rebuilt from slices, the totals added pairwise (an amount of 0 adds nothing)."""
-    shifted: dict = {}
-    for key, weight in weights.items():
-        totals = tuple(map(add, key[start:end], amounts))
-        if max(totals) > high or min(totals) < low:
-            return None
-        shifted[key[:start] + totals + key[end:]] = weight
     return shifted
 
 
