@@ -24,6 +24,10 @@ PROCEDURES = {
         let a = 1d6
         outcome two(items = [a, 7])
     """),
+    "q": procedure("""
+        let a = 1d6
+        outcome o(items = replace_at([a, 7], at, 0))
+    """, inputs="{at: {type: int, default: 1}}"),
     "p": procedure("""
         let got = resolve pair()
         outcome o(v = got.items[at])
@@ -60,3 +64,13 @@ def test_a_position_outside_the_list_is_the_evaluators_error(rules, at):
         messages.append(str(caught.value))
     assert f"index {at} is outside the list (1 to 2)" in messages[0]
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_replace_at_inside_and_outside_the_list(rules, engine):
+    # replace_at tests the position in place before building the list (runtime's _position words the error)
+    second = odds(rules, "q", {"at": 2}, engine=engine)
+    assert {outcome.fields["items"]: p for outcome, p in second.outcomes} == {(face, 0): Fraction(1, 6) for face in range(1, 7)}
+    with pytest.raises(WartableError) as caught:
+        odds(rules, "q", {"at": 3}, engine=engine)
+    assert "position 3 is outside the list (1 to 2)" in str(caught.value)
