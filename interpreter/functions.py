@@ -118,7 +118,8 @@ def _position(name: str, pos, items, position) -> None:
 
 
 def _replace_at(rt, pos, items, position, item):
-    _position("replace_at", pos, items, position)
+    if not 1 <= position <= len(items):  # _position's test in place (exact eia 3 v 3 makes 103,000 of these)
+        _position("replace_at", pos, items, position)
     return rt.budget.check_value(items[: position - 1] + (item,) + items[position:], pos)
 
 

@@ -15,9 +15,10 @@ from _weakref import _remove_dead_weakref  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from operator import attrgetter, itemgetter
 from typing import Any, ClassVar, SupportsIndex, final, overload
-from weakref import KeyedRef
+from weakref import ref
 
 
 @final  # interned by exact class: a subclass would share (or be given) its parent's objects
@@ -130,13 +131,15 @@ class Record:
 # weakref.WeakValueDictionary uses), which deletes the key only while it still
 # maps to that dead reference, so it never removes a record made since.
 
-_TABLE: dict[tuple, KeyedRef] = {}
+_TABLE: dict[tuple, ref] = {}
 _TABLE_LOCK = threading.Lock()
 _second = itemgetter(1)
 
 
-def _forget(reference: KeyedRef, table: dict = _TABLE) -> None:
-    _remove_dead_weakref(table, reference.key)
+def _forget(table: dict, key: tuple, reference: ref) -> None:
+    """A dead value's entry out of its table: the callback of its weak reference, ``partial(_forget, table, key)``
+    (made in C, where weakref.KeyedRef's __new__ and __init__ are Python: exact eia 3 v 3 makes 30,000 outcomes)."""
+    _remove_dead_weakref(table, key)
 
 
 def _shape(pairs: tuple[tuple[str, Any], ...]) -> tuple:
@@ -145,7 +148,8 @@ def _shape(pairs: tuple[tuple[str, Any], ...]) -> tuple:
     kinds = tuple(map(type, map(_second, pairs)))  # no Python-level loop: made for every record
     if tuple not in kinds:
         return kinds
-    return tuple([_deep_shape(value) for _, value in pairs])
+    # (_deep_shape of a value that is not a list is its type: called for the lists only)
+    return tuple([_deep_shape(pair[1]) if kind is tuple else kind for pair, kind in zip(pairs, kinds)])
 
 
 def _deep_shape(value: Any) -> Any:
@@ -155,10 +159,23 @@ def _deep_shape(value: Any) -> Any:
     kind = type(value)
     if kind is not tuple:
         return kind
-    if _IDENTICAL_WHEN_EQUAL.issuperset(map(type, value)):
+    kinds = tuple(map(type, value))
+    if _IDENTICAL_WHEN_EQUAL.issuperset(kinds):
         # a list of records, outcomes or text (a fleet): a list equal to it holds the same objects, so its
         # items need no shape (tuple, the class, is no value's exact type: it marks such a list)
         return tuple
+    if tuple not in kinds:
+        # a list of plain values: what the walk below gives, without it (its length, then each item's type)
+        return ((tuple, len(value)), *kinds)
+    identical = _IDENTICAL_WHEN_EQUAL.issuperset
+    for item, kind in zip(value, kinds):
+        if not (identical(map(type, item)) if kind is tuple else kind in _IDENTICAL_WHEN_EQUAL):
+            break
+    else:
+        # lists of records, outcomes or text, or such items, in a list (a side's columns of ships): a list
+        # equal to it holds the same objects in lists of the same lengths, so it needs no shape either (a
+        # marker no walk below makes: a walk's shape starts with a (tuple, length) pair)
+        return _NESTED_IDENTICAL
     shape: list[Any] = []
     stack: list[Any] = [value]
     while stack:
@@ -172,9 +189,9 @@ def _deep_shape(value: Any) -> Any:
     return tuple(shape)
 
 
-def _interned(table: dict[tuple, KeyedRef], key: tuple, make: Callable[[tuple], Any], forget: Callable[[KeyedRef], None]) -> Any:
+def _interned(table: dict[tuple, ref], key: tuple, make: Callable[[tuple], Any]) -> Any:
     """The value for ``key`` not found alive in ``table``: made by ``make(key)`` and added under the lock,
-    unless another thread added it since (then that one).  ``forget`` removes its entry when it dies."""
+    unless another thread added it since (then that one).  Its entry leaves the table when it dies (_forget)."""
     with _TABLE_LOCK:
         reference = table.get(key)
         if reference is not None:
@@ -182,13 +199,13 @@ def _interned(table: dict[tuple, KeyedRef], key: tuple, make: Callable[[tuple], 
             if found is not None:
                 return found
         made = make(key)
-        table[key] = KeyedRef(made, forget, key)
+        table[key] = ref(made, partial(_forget, table, key))
         return made
 
 
 def _added(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
     """A record for ``key`` (type name, pairs, shape) not found alive (see _interned)."""
-    made: Record = _interned(_TABLE, key, _new_record, _forget)
+    made: Record = _interned(_TABLE, key, _new_record)
     return made
 
 
@@ -288,8 +305,10 @@ class OutcomeValue:
     # set once in __new__ through object.__setattr__ (the outcome is immutable)
     name: str
     fields: Fields
-    # Its fields by name, and ``outcome``, its name (what ``x.outcome`` reads): made by fields_by_name() the
-    # first time a field is read; compiled code then reads a field from it in one step.
+    # Its fields by name, and ``outcome``, its name (what ``x.outcome`` reads): made with the outcome, as a
+    # record's fields by name are (exact odds read fields of nearly every outcome they make: 30,000 on eia
+    # 3 v 3, each first read through FLD and fields_by_name while this was made on first use); compiled code
+    # reads a field from it in one step.
     _by_name: dict[str, Any] | None
     _fields_text: str | None  # repr(fields), made once (see fields_text)
 
@@ -325,9 +344,8 @@ class OutcomeValue:
     def fields_by_name(self) -> dict[str, Any]:
         """Its fields by name, with ``outcome`` for its name (made once, kept in ``_by_name``)."""
         found = self._by_name
-        if found is None:
-            found = dict(self.fields)
-            found["outcome"] = self.name
+        if found is None:  # pragma: no cover - made with every outcome (_new_outcome)
+            found = _fields_by_name(self.name, self.fields)
             object.__setattr__(self, "_by_name", found)
         return found
 
@@ -352,19 +370,16 @@ class OutcomeValue:
 # Kinds of values equal only to a value of the same kind with the same meaning (_deep_shape): records and
 # outcomes are interned (equal is identical), and text equals only text.  Numbers are not: 1 == True == Fraction(1).
 _IDENTICAL_WHEN_EQUAL = frozenset((str, Record, OutcomeValue))
+_NESTED_IDENTICAL = (tuple, tuple)  # _deep_shape's shape of a list of such values and lists of them
 
 # Outcomes' intern table: as Record's (_TABLE, above), a table of its own (an outcome and a record of one
 # name and fields are different values).
-_OUTCOMES: dict[tuple, KeyedRef] = {}
-
-
-def _forget_outcome(reference: KeyedRef, table: dict = _OUTCOMES) -> None:
-    _remove_dead_weakref(table, reference.key)
+_OUTCOMES: dict[tuple, ref] = {}
 
 
 def _added_outcome(key: tuple[str, Fields, tuple]) -> OutcomeValue:
     """An outcome for ``key`` (name, fields, shape) not found alive (see _interned)."""
-    made: OutcomeValue = _interned(_OUTCOMES, key, _new_outcome, _forget_outcome)
+    made: OutcomeValue = _interned(_OUTCOMES, key, _new_outcome)
     return made
 
 
@@ -373,9 +388,18 @@ def _new_outcome(key: tuple[str, Fields, tuple]) -> OutcomeValue:
     made = object.__new__(OutcomeValue)
     object.__setattr__(made, "name", name)
     object.__setattr__(made, "fields", pairs)
-    object.__setattr__(made, "_by_name", None)
+    object.__setattr__(made, "_by_name", _fields_by_name(name, pairs))
     object.__setattr__(made, "_fields_text", None)
     return made
+
+
+def _fields_by_name(name: str, pairs: Fields) -> dict[str, Any]:
+    """An outcome's fields by name and ``outcome``, its name.  Made from the pairs as a plain tuple, reversed so
+    that the first of equal names wins, as Fields.get finds it: dict() of the Fields itself takes it for a
+    mapping (it has keys()) and reads each name back through Fields.get, a scan of the pairs."""
+    by_name = dict(reversed(tuple(pairs)))
+    by_name["outcome"] = name
+    return by_name
 
 
 def to_plain(value: Any) -> Any:

@@ -325,3 +325,26 @@ def test_a_list_of_records_is_shaped_by_identity_and_a_list_of_numbers_item_by_i
     assert Record("t", (("a", (big, "x")),)) is Record("t", (("a", (ship("big", 1), "x")),))
     # a record holding a list of records is not plain: its size counts the list's items (1 field + 1 + 2 ships' 4)
     assert Record("fleet", (("ships", (big, ship("small", 0))),)).size == 1 + 2 + 4
+
+
+def test_columns_of_records_are_shaped_without_their_items_and_numbers_in_them_still_apart():
+    # values._deep_shape: a list of lists of records, outcomes or text (a side's columns of ships) is marked
+    # without walking its ships (issue 24: exact eia makes 30,000 outcomes holding columns on 3 v 3); a list
+    # equal to it holds the same ships in lists of the same lengths, so one object per content still holds
+    big, small = ship("big", 1), ship("small", 0)
+    columns = ((big,), (small, big), ())
+    assert OutcomeValue("o", (("a", columns),)) is OutcomeValue("o", (("a", ((ship("big", 1),), (small, big), ())),))
+    assert Record("t", (("a", columns),)) is Record("t", (("a", tuple((*c,) for c in columns)),))
+    assert OutcomeValue("o", (("a", columns),)) is not OutcomeValue("o", (("a", ((big,), (small, big))),))
+    # a number anywhere in such a list: shaped item by item, so 1 and True stay apart at every depth
+    assert OutcomeValue("o", (("a", ((big,), (1,))),)) is not OutcomeValue("o", (("a", ((big,), (True,))),))
+    assert OutcomeValue("o", (("a", ((big,), 1)),)) is not OutcomeValue("o", (("a", ((big,), True)),))
+    assert Record("t", (("a", ((big, (1,)),)),)) is not Record("t", (("a", ((big, (True,)),)),))
+    assert Record("t", (("a", ((big, (1,)),)),)) is Record("t", (("a", ((big, (1,)),)),))
+
+
+def test_an_outcomes_fields_by_name_are_its_fields_read_by_name_first_of_equal_names_winning():
+    # fields_by_name (what compiled field reads use) is made from the pairs, not through Fields.get one name at
+    # a time; it must still answer as Fields.get does, the first of two equal names winning
+    made = OutcomeValue("twice", (("a", 1), ("b", (ship("big", 1),)), ("a", 3)))
+    assert made.fields_by_name() == {"a": made.fields["a"], "b": made.fields["b"], "outcome": "twice"} == {"a": 1, "b": (ship("big", 1),), "outcome": "twice"}

@@ -216,3 +216,28 @@ def test_a_round_is_computed_once_for_every_total():
     # a total that is not an int (True) is not shifted either
     rounds((1, True))
     assert computed[-1] == (1, True)
+
+
+def test_totals_side_by_side_and_apart_are_shifted_alike():
+    # States (position, a, b, tag), totals a and b side by side at the head (shifted by slices: eia's battle
+    # keeps four so), apart in the states leaving (a, tag, b).  From (1, 0, 0, "x") a made-up round goes to
+    # (2, 1, 2, "x") and leaves as (3, "y", 4), each with weight 1 of 2.
+    computed = []
+
+    def round_of(state):
+        computed.append(state)
+        _, a, b, tag = state
+        return chains.Round(True, None, {(2, a + 1, b + 2, tag): 1}, {}, {(a + 3, "y", b + 4): 1}, 2)
+
+    totals = chains.Totals(head=(1, 2), exits=(0, 2), head_width=0, exit_width=0)
+    rounds = chains.lifted(round_of, totals, -15, 15)
+    assert rounds((1, 4, 5, "x")) == chains.Round(True, None, {(2, 5, 7, "x"): 1}, {}, {(7, "y", 9): 1}, 2)
+    assert rounds((1, 0, 5, "x")) == chains.Round(True, None, {(2, 1, 7, "x"): 1}, {}, {(3, "y", 9): 1}, 2)
+    assert computed == [(1, 0, 0, "x")]
+    # 12 + 3 = 15 is within the bound, 12 + 4 = 16 (leaving) is not: the state's own round runs
+    assert rounds((1, 0, 12, "x")) == chains.Round(True, None, {(2, 1, 14, "x"): 1}, {}, {(3, "y", 16): 1}, 2)
+    assert computed[-1] == (1, 0, 12, "x")
+    # and past it at the head (14 + 2 = 16), side by side
+    count = len(computed)
+    rounds((1, 0, 14, "x"))
+    assert computed[count:] == [(1, 0, 14, "x")]

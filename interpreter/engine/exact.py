@@ -51,6 +51,11 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 NO_DICE = Dice(((), 1))
 
 
+def _NOTHING_STABLE(slot: int) -> bool:
+    """In a pass over states every variable may differ from one state to the next: none is stable."""
+    return False
+
+
 def write_exact(c: ProcedureCompiler) -> str:
     """The exact-odds entry function ``(rt, I, depth) -> (weights by outcome key, denominator)``; its name."""
     return ExactWriter(c).entry()
@@ -214,6 +219,10 @@ class ExactWriter:
         """The loop over states (``header``) running the pass's statements; the accumulators it used, set up before it."""
         targets = Targets()
         accumulators = w.reserve()
+        # values that read only inputs and constants are the same for every state: worked out once a pass, on
+        # first use (so that an error is raised where the evaluator raises it); not in a procedure's single pass
+        hoist: dict[Any, str] = {}
+        expressions = Expressions(self.c, w) if seg.entry else Expressions(self.c, w, hoist, _NOTHING_STABLE, aggregates=True)
         with w.block(header):
             unpacked = unpack(seg.layout, "st")
             if unpacked and not seg.entry:
@@ -222,8 +231,10 @@ class ExactWriter:
             frame = Frame(weight, seg.exit_layout, seg.loop, seg.epilogue, targets)
             if seg.prologue is not None:
                 seg.prologue.emit(w, frame)
-            if not self.statements(w, seg.statements, Expressions(self.c, w), frame, dice):
+            if not self.statements(w, seg.statements, expressions, frame, dice):
                 self.fallthrough(w, frame)
+        for name in hoist.values():
+            accumulators.fill(f"{name} = UNSET")
         if targets.counted:
             accumulators.fill("n = 0")
             w.need("MS", "rt.max_states")

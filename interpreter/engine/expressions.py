@@ -52,12 +52,16 @@ class Expressions(NodeVisitor):
     covers = ir.EXPRESSIONS
 
     def __init__(self, compiler: ProcedureCompiler, writer: CodeWriter, hoist: dict[Any, str] | None = None,
-                 stable: Callable[[int], bool] | None = None, keys: dict[int, str] | None = None) -> None:
+                 stable: Callable[[int], bool] | None = None, keys: dict[int, str] | None = None,
+                 aggregates: bool = False) -> None:
         self.c = compiler
         self.w = writer
         self.module = compiler.module
         self.hoist = hoist
         self.stable = stable
+        # exact odds' passes over states: an aggregate reading nothing but inputs and constants is hoisted too
+        # (see invariant); plays and rolls' faces leave aggregates where they are
+        self.aggregates = aggregates
         # plays only: slots holding a resolved procedure's outcome key, by procedure (facts.outcome_key_slots)
         self.keys = keys
         # plays only: inside ``agg(... for i in 1 .. count(xs) ...)``, the variable's slot -> the list's source
@@ -75,9 +79,15 @@ class Expressions(NodeVisitor):
     def expr(self, e: Any, walrus: bool, depth: int) -> str:
         if depth >= MAX_EXPRESSION_DEPTH and type(e) not in SIMPLE:
             return self._outlined(e)
-        if self.hoist is not None and walrus and self.stable is not None and invariant(e, self.stable):
+        if self.hoist is not None and walrus and self._worth_hoisting(e):
             return self._hoisted(id(e), self.visit(e, walrus, depth + 1))
         return self.visit(e, walrus, depth)
+
+    def _worth_hoisting(self, e: Any) -> bool:
+        if self.stable is None or not invariant(e, self.stable, self.aggregates):
+            return False
+        # in a pass over states (aggregates), a built-in written inline, such as count, costs less than the test
+        return not (self.aggregates and type(e) is ir.CallFunction and e.function.inline(len(e.args)) is not None)
 
     def visit(self, e: Any, walrus: bool, depth: int) -> str:
         text: str = self.visitors[type(e)](self, e, walrus, depth)
@@ -212,6 +222,11 @@ class Expressions(NodeVisitor):
             # constant, read twice rather than through IDX (reading either cannot fail)
             self.fast_reads += self.fast_fields
             return f"({subject}[{position} - 1] if 0 < {position}{inside} else IDX({subject}, {position}, {pos}))"
+        if walrus and self.keys is None:
+            # exact odds: any other list's item read in place as well, the list held in a local (the list read
+            # first, then the position, as IDX reads them: `len(a) >= b > 0` evaluates a and b before comparing)
+            listed, at = self.w.temp("ls"), self.w.temp("ix")
+            return f"({listed}[{at} - 1] if len({listed} := {subject}) >= ({at} := {position}) > 0 else IDX({listed}, {at}, {pos}))"
         return f"IDX({subject}, {position}, {pos})"
 
     # ---- operators
@@ -389,16 +404,17 @@ class Expressions(NodeVisitor):
         return f"{name}(rt, I{''.join(', v' + str(s) for s in slots)})"
 
 
-def invariant(expr: Any, stable: Callable[[int], bool]) -> bool:
-    """Worth computing once for a loop (trials, faces): costly, and reads only inputs, constants and stable variables."""
+def invariant(expr: Any, stable: Callable[[int], bool], aggregates: bool = False) -> bool:
+    """Worth computing once for a loop (trials, faces, states): costly, and reads only inputs, constants and
+    stable variables.  An aggregate's variable changes inside it: with ``aggregates``, an aggregate may be
+    hoisted when every variable it reads but its own (and those of aggregates inside it) is stable."""
     if type(expr) not in COSTLY:
         return False
-    for node in ir.walk(expr):
-        if type(node) is ir.Local and not stable(node.slot):
-            return False
-        if type(node) is ir.Aggregate:
-            return False  # its variable changes inside it
-    return True
+    nodes = list(ir.walk(expr))
+    own = {node.slot for node in nodes if type(node) is ir.Aggregate}
+    if own and not aggregates:
+        return False
+    return all(type(node) is not ir.Local or node.slot in own or stable(node.slot) for node in nodes)
 
 
 def _make_arithmetic(op: str) -> Callable[..., int]:
