@@ -407,6 +407,13 @@ class Budget:
             self.checkpoint(pos)
         return value
 
+    @property
+    def sizes_known(self) -> dict[tuple, tuple[int, int]]:
+        """The measures of short lists check_value remembers (the same dictionary for the budget's life: it is cleared
+        in place), for a play's statement to find a list's measure in place (engine.expressions, Expressions.local_work):
+        a list found there is within this budget's limits and already counted in :attr:`big_state`."""
+        return self._sizes
+
     def _remember_size(self, value: tuple, items: int, depth: int) -> None:
         """Keep a short list's measure for check_value (see SIZES_KEPT): all forgotten when too many are kept."""
         sizes = self._sizes

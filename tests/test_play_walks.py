@@ -44,7 +44,8 @@ def test_a_play_walks_a_list_and_its_positions_without_a_call_of_their_own(one_p
     ruleset = one_procedure(WALKS, inputs=INPUTS)
     play = procedure_source(ruleset, "p", "play")
     assert "range(1, len(i0) + 1)" in play and "CRNG(" not in play and "CNT(" not in play
-    assert "2 * len(i0))" in play and "len(i0), " in play  # the walks charged with their finishes
+    # the walks charged with their finishes, to the play's local work counter (Expressions.local_work)
+    assert "+ 2 * len(i0)) >= 0" in play and "(u := u + len(i0)) >= 0" in play
     exact = procedure_source(ruleset, "p", "exact")
     assert "CRNG(" in exact and "CNT(" in exact  # exact odds charge before the walk, as before
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
+from ..limits import SHORT_LIST
 from ..runtime import make_guard, overflow
 from .facts import locals_in
 from .module import literal
@@ -68,6 +69,15 @@ class Expressions(NodeVisitor):
         # position with its length; fast_reads counts them
         self.fast_fields = False
         self.fast_reads = 0
+        # plays only (PlayWriter in "play" mode): the local that counts work not yet charged to the budget (see
+        # local_work); None where values are charged through the budget's methods.  aggregates: how deeply the
+        # expression being written sits inside aggregates (a comprehension's element is charged there, not here)
+        self.work_local: str | None = None
+        self.aggregates = 0
+        self.local_charges = 0
+        # the position of the last value charged to work_local (a statement's check reports a breach there, where
+        # the budget's method would have)
+        self.local_pos = ""
 
     def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
@@ -141,6 +151,8 @@ class Expressions(NodeVisitor):
     def visit_ListOf(self, e: ir.ListOf, walrus: bool, depth: int) -> str:
         items = [self.expr(item, walrus, depth + 1) for item in e.items]
         inner = f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+        if self.local_work(walrus):
+            return self._checked_locally(inner, self.pos(e), "")
         return f"{self.budget()}.check_value({inner}, {self.pos(e)})"
 
     def visit_Guard(self, e: ir.Guard, walrus: bool, depth: int) -> str:
@@ -271,24 +283,58 @@ class Expressions(NodeVisitor):
         span = e.collection
         walks = self._positions_walked(e)
         collection, walked = self._walked_collection(e, walks, depth)
+        local = self.local_work(walrus)
         if walks is not None:
             self.positions_of[e.slot] = walks
+        self.aggregates += 1
         try:
             items = self._aggregate_items(e, var, collection, walrus, depth)
         finally:
             self.positions_of.pop(e.slot, None)
+            self.aggregates -= 1
         # a walk charged with the finish (plays: the walk of a list that exists, see _walked_collection)
         extra = f", {walked}" if walked else ""
         if function.name == "list":
             # the list checked in place (the finish's own call saved); a list of the numbers of a range, whose
             # size is its length, without looking at each item
             plain = isinstance(span, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
+            if local:
+                return self._checked_locally(f"tuple_({items})", self.pos(e), extra, plain)
             return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)}{extra})"
         if function.name in INLINE_FINISH:
             finished = f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call
         else:
             finished = f"{self.module.ref(function.finish, 'ag')}(rt, {self.pos(e)}, {items})"
+        if walked and local:
+            self.local_charges += 1
+            self.local_pos = self.pos(e)
+            return f"({finished} if ({self.work_local} := {self.work_local} + {walked}) >= 0 else None)"
         return f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished
+
+    def local_work(self, walrus: bool) -> bool:
+        """Whether a value made here is charged to the play's local work counter (``work_local``) rather than through
+        a budget method: a play's statement, not inside an aggregate's element (whose lists would otherwise add up
+        unchecked: a list of a thousand lists of a thousand items), where ``:=`` is allowed.  The play writer checks
+        the counter against the run's work chunk after each statement and each loop round, and charges what is
+        left at every exit, so the budget sees the same units, a statement later at most."""
+        return self.work_local is not None and walrus and self.aggregates == 0
+
+    def _checked_locally(self, made: str, pos: str, extra: str, plain: bool = False) -> str:
+        """A list made in a play's statement, checked and charged in place in the common case: a list of plain
+        values shorter than ``FLATN`` (within max_value_items and below BIG_VALUE_ITEMS: Budget.check_flat would
+        only charge it), or a short list whose measure the budget remembers (Budget.check_value would only charge
+        it: it was within these limits when measured); anything else through the budget's method, which charges
+        it itself.  The charge goes to the local counter (see local_work)."""
+        u, t = self.work_local, self.w.temp("t")
+        walked = f" + {extra[2:]}" if extra else ""
+        self.local_charges += 1
+        self.local_pos = pos
+        if plain:
+            n, flat = self.w.temp("n"), self.w.need("FLATN", "rt.flat_items")
+            return f"({t} if ({n} := len({t} := {made})) < {flat} and ({u} := {u} + {n}{walked}) >= 0 else {self.budget()}.check_flat({t}, {pos}{extra}))"
+        m, sizes = self.w.temp("m"), self.w.need("SZ", "rt.budget.sizes_known")
+        return (f"({t} if len({t} := {made}) <= {SHORT_LIST} and ({m} := {sizes}.get({t})) is not None and ({u} := {u} + {m}[0]{walked}) >= 0"
+                f" else {self.budget()}.check_value({t}, {pos}{extra}))")
 
     def _walked_collection(self, e: ir.Aggregate, walks: str | None, depth: int) -> tuple[str, str]:
         """What an aggregate walks, and (plays only) the work of walking it charged with its finish instead of by
@@ -383,7 +429,7 @@ class Expressions(NodeVisitor):
         slots = sorted(locals_in(e))
         name = self.w.temp("x")
         inner = CodeWriter(self.module, name, ", ".join(["rt", "I"] + [f"v{s}" for s in slots]))
-        text = Expressions(self.c, inner, keys=self.keys).expr(e, True, 0)
+        text = Expressions(self.c, inner, keys=self.keys).expr(e, True, 0)  # charged through the budget: no local counter there
         inner.line(f"return {text}")
         self.module.add(inner.finish())
         return f"{name}(rt, I{''.join(', v' + str(s) for s in slots)})"
