@@ -71,7 +71,7 @@ class Expressions(NodeVisitor):
         self.fast_reads = 0
         # plays only (PlayWriter in "play" mode): the local that counts work not yet charged to the budget (see
         # local_work); None where values are charged through the budget's methods.  aggregates: how deeply the
-        # expression being written sits inside aggregates (a comprehension's element is charged there, not here)
+        # expression being written sits inside aggregates (a charge there checks the counter in place)
         self.work_local: str | None = None
         self.aggregates = 0
         self.local_charges = 0
@@ -282,8 +282,8 @@ class Expressions(NodeVisitor):
         function = e.function
         span = e.collection
         walks = self._positions_walked(e)
-        collection, walked = self._walked_collection(e, walks, depth)
         local = self.local_work(walrus)
+        collection, walked, before = self._walked_collection(e, walks, depth, local)
         if walks is not None:
             self.positions_of[e.slot] = walks
         self.aggregates += 1
@@ -299,25 +299,40 @@ class Expressions(NodeVisitor):
             # size is its length, without looking at each item
             plain = isinstance(span, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
             if local:
-                return self._checked_locally(f"tuple_({items})", self.pos(e), extra, plain)
+                return self._walked_first(before, self._checked_locally(f"tuple_({items})", self.pos(e), extra, plain))
             return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)}{extra})"
         if function.name in INLINE_FINISH:
             finished = f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call
         else:
             finished = f"{self.module.ref(function.finish, 'ag')}(rt, {self.pos(e)}, {items})"
         if walked and local:
-            self.local_charges += 1
-            self.local_pos = self.pos(e)
-            return f"({finished} if ({self.work_local} := {self.work_local} + {walked}) >= 0 else None)"
-        return f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished
+            return f"({finished} if {self._local_charge(walked, self.pos(e))} else None)"
+        return self._walked_first(before, f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished)
+
+    @staticmethod
+    def _walked_first(before: str, value: str) -> str:
+        """``value`` after ``before`` (a walked collection charged first: see _walked_collection), if there is one."""
+        return f"({value} if {before} else None)" if before else value
 
     def local_work(self, walrus: bool) -> bool:
-        """Whether a value made here is charged to the play's local work counter (``work_local``) rather than through
-        a budget method: a play's statement, not inside an aggregate's element (whose lists would otherwise add up
-        unchecked: a list of a thousand lists of a thousand items), where ``:=`` is allowed.  The play writer checks
-        the counter against the run's work chunk after each statement and each loop round, and charges what is
-        left at every exit, so the budget sees the same units, a statement later at most."""
-        return self.work_local is not None and walrus and self.aggregates == 0
+        """Whether a value made or walked here is charged to the play's local work counter (``work_local``) rather
+        than through a budget method: in a play function, where ``:=`` is allowed.  In a statement, the play writer
+        checks the counter against the run's work chunk after it and at each loop round's start, and charges what
+        is left at every exit; inside an aggregate (a list of a thousand lists of a thousand items would otherwise
+        add up unchecked), the charge checks it in place (_local_charge).  The budget sees the same units, a
+        statement later at most."""
+        return self.work_local is not None and walrus
+
+    def _local_charge(self, units: str, pos: str) -> str:
+        """A condition that adds ``units`` to the local counter and is always true; inside an aggregate, the counter
+        is charged to the budget (at ``pos``) and started afresh once it passes the run's work chunk."""
+        u = self.work_local
+        self.local_charges += 1
+        self.local_pos = pos
+        if self.aggregates == 0:
+            return f"({u} := {u} + {units}) >= 0"
+        chunk = self.w.need("WL", "rt.work_chunk")
+        return f"(({u} := {u} + {units}) <= {chunk} or {self.budget()}.charge_items({u}, {pos}) or ({u} := 0) == 0)"
 
     def _checked_locally(self, made: str, pos: str, extra: str, plain: bool = False) -> str:
         """A list made in a play's statement, checked and charged in place in the common case: a list of plain
@@ -325,35 +340,40 @@ class Expressions(NodeVisitor):
         only charge it), or a short list whose measure the budget remembers (Budget.check_value would only charge
         it: it was within these limits when measured); anything else through the budget's method, which charges
         it itself.  The charge goes to the local counter (see local_work)."""
-        u, t = self.work_local, self.w.temp("t")
+        t = self.w.temp("t")
         walked = f" + {extra[2:]}" if extra else ""
-        self.local_charges += 1
-        self.local_pos = pos
         if plain:
             n, flat = self.w.temp("n"), self.w.need("FLATN", "rt.flat_items")
-            return f"({t} if ({n} := len({t} := {made})) < {flat} and ({u} := {u} + {n}{walked}) >= 0 else {self.budget()}.check_flat({t}, {pos}{extra}))"
+            charged = self._local_charge(f"{n}{walked}", pos)
+            return f"({t} if ({n} := len({t} := {made})) < {flat} and {charged} else {self.budget()}.check_flat({t}, {pos}{extra}))"
         m, sizes = self.w.temp("m"), self.w.need("SZ", "rt.budget.sizes_known")
-        return (f"({t} if len({t} := {made}) <= {SHORT_LIST} and ({m} := {sizes}.get({t})) is not None and ({u} := {u} + {m}[0]{walked}) >= 0"
+        charged = self._local_charge(f"{m}[0]{walked}", pos)
+        return (f"({t} if len({t} := {made}) <= {SHORT_LIST} and ({m} := {sizes}.get({t})) is not None and {charged}"
                 f" else {self.budget()}.check_value({t}, {pos}{extra}))")
 
-    def _walked_collection(self, e: ir.Aggregate, walks: str | None, depth: int) -> tuple[str, str]:
+    def _walked_collection(self, e: ir.Aggregate, walks: str | None, depth: int, local: bool) -> tuple[str, str, str]:
         """What an aggregate walks, and (plays only) the work of walking it charged with its finish instead of by
         a call of its own: the positions ``1 .. count(xs)`` of a list or input ``xs`` (``2 * len(xs)``, what
         CRNG charges for the range made and walked) or the items of one (``len(xs)``, what CNT charges).
         That list exists, so it is within the size limits CRNG checks; the walk is charged after it rather
-        than before (at most the list's length later: a play makes about a thousand such walks).  Exact odds
-        and any other collection: CRNG or CNT, charged before the walk, and no work left for the finish."""
+        than before (at most the list's length later: a play makes about a thousand such walks).  Any other list
+        a play walks where ``local`` (see local_work): held in a local and charged as CNT charges, before the walk,
+        by the condition given third (the aggregate is written after it).  Exact odds and anything else: CRNG or
+        CNT, charged before the walk, and no work left for the finish."""
         span = e.collection
         if self.keys is not None and walks is not None:
-            return f"range(1, len({walks}) + 1)", f"2 * len({walks})"
+            return f"range(1, len({walks}) + 1)", f"2 * len({walks})", ""
         if self.keys is not None and type(span) in (ir.Local, ir.InputRef):
             listed = self.visit(span, False, depth + 1)
-            return listed, f"len({listed})"
+            return listed, f"len({listed})", ""
         if isinstance(span, ir.Range):
             # the range walked without making its list, checked and charged as RNG and CNT would
             low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
-            return f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})", ""
-        return f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})", ""  # no := in a comprehension's iterable
+            return f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})", "", ""
+        if local:
+            held = self.w.temp("q")
+            return held, "", self._local_charge(f"len({held} := {self.expr(span, True, depth + 1)})", self.pos(e))
+        return f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})", "", ""  # no := in a comprehension's iterable
 
     def _aggregate_items(self, e: ir.Aggregate, var: str, collection: str, walrus: bool, depth: int) -> str:
         """The list comprehension an aggregate finishes."""
