@@ -233,7 +233,7 @@ class Budget:
 
     __slots__ = (
         "_batch_clock",
-                "_kinds",
+        "_kinds",
         "_max_work",
         "_measure",
         "_sizes",
