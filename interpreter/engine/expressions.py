@@ -16,10 +16,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
-from ..limits import SHORT_LIST
 from ..runtime import make_guard, overflow
 from .facts import locals_in
 from .module import literal
+from .playwork import checked_locally, local_charge, walk_assigned
 from .sites import column_site, lookup_site, rows_by_key
 from .visitor import NodeVisitor
 from .writer import CodeWriter
@@ -109,6 +109,8 @@ class Expressions(NodeVisitor):
         procedure, so the second form meets what the first met (the first's work charges are spent twice then:
         only on the way to an error, or for a field of an outcome the checker could not see).  Try blocks cost
         nothing in Python 3.11 until they catch."""
+        if walk_assigned(self, target, value):
+            return
         slow = self(value)
         fast = self.fast_form(value)
         if fast is None:
@@ -152,7 +154,7 @@ class Expressions(NodeVisitor):
         items = [self.expr(item, walrus, depth + 1) for item in e.items]
         inner = f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
         if self.local_work(walrus):
-            return self._checked_locally(inner, self.pos(e), "")
+            return checked_locally(self, inner, self.pos(e), "")
         return f"{self.budget()}.check_value({inner}, {self.pos(e)})"
 
     def visit_Guard(self, e: ir.Guard, walrus: bool, depth: int) -> str:
@@ -281,9 +283,9 @@ class Expressions(NodeVisitor):
         var = f"v{e.slot}"
         function = e.function
         span = e.collection
-        walks = self._positions_walked(e)
+        walks = self.positions_walked(e)
         local = self.local_work(walrus)
-        collection, walked, before = self._walked_collection(e, walks, depth, local)
+        collection, walked, before = self.walked_collection(e, walks, depth, local)
         if walks is not None:
             self.positions_of[e.slot] = walks
         self.aggregates += 1
@@ -292,26 +294,26 @@ class Expressions(NodeVisitor):
         finally:
             self.positions_of.pop(e.slot, None)
             self.aggregates -= 1
-        # a walk charged with the finish (plays: the walk of a list that exists, see _walked_collection)
+        # a walk charged with the finish (plays: the walk of a list that exists, see walked_collection)
         extra = f", {walked}" if walked else ""
         if function.name == "list":
             # the list checked in place (the finish's own call saved); a list of the numbers of a range, whose
             # size is its length, without looking at each item
             plain = isinstance(span, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
             if local:
-                return self._walked_first(before, self._checked_locally(f"tuple_({items})", self.pos(e), extra, plain))
+                return self._walked_first(before, checked_locally(self, f"tuple_({items})", self.pos(e), extra, plain))
             return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)}{extra})"
         if function.name in INLINE_FINISH:
             finished = f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call
         else:
             finished = f"{self.module.ref(function.finish, 'ag')}(rt, {self.pos(e)}, {items})"
         if walked and local:
-            return f"({finished} if {self._local_charge(walked, self.pos(e))} else None)"
+            return f"({finished} if {local_charge(self, walked, self.pos(e))} else None)"
         return self._walked_first(before, f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished)
 
     @staticmethod
     def _walked_first(before: str, value: str) -> str:
-        """``value`` after ``before`` (a walked collection charged first: see _walked_collection), if there is one."""
+        """``value`` after ``before`` (a walked collection charged first: see walked_collection), if there is one."""
         return f"({value} if {before} else None)" if before else value
 
     def local_work(self, walrus: bool) -> bool:
@@ -319,39 +321,11 @@ class Expressions(NodeVisitor):
         than through a budget method: in a play function, where ``:=`` is allowed.  In a statement, the play writer
         checks the counter against the run's work chunk after it and at each loop round's start, and charges what
         is left at every exit; inside an aggregate (a list of a thousand lists of a thousand items would otherwise
-        add up unchecked), the charge checks it in place (_local_charge).  The budget sees the same units, a
+        add up unchecked), the charge checks it in place (playwork.local_charge).  The budget sees the same units, a
         statement later at most."""
         return self.work_local is not None and walrus
 
-    def _local_charge(self, units: str, pos: str) -> str:
-        """A condition that adds ``units`` to the local counter and is always true; inside an aggregate, the counter
-        is charged to the budget (at ``pos``) and started afresh once it passes the run's work chunk."""
-        u = self.work_local
-        self.local_charges += 1
-        self.local_pos = pos
-        if self.aggregates == 0:
-            return f"({u} := {u} + {units}) >= 0"
-        chunk = self.w.need("WL", "rt.work_chunk")
-        return f"(({u} := {u} + {units}) <= {chunk} or {self.budget()}.charge_items({u}, {pos}) or ({u} := 0) == 0)"
-
-    def _checked_locally(self, made: str, pos: str, extra: str, plain: bool = False) -> str:
-        """A list made in a play's statement, checked and charged in place in the common case: a list of plain
-        values shorter than ``FLATN`` (within max_value_items and below BIG_VALUE_ITEMS: Budget.check_flat would
-        only charge it), or a short list whose measure the budget remembers (Budget.check_value would only charge
-        it: it was within these limits when measured); anything else through the budget's method, which charges
-        it itself.  The charge goes to the local counter (see local_work)."""
-        t = self.w.temp("t")
-        walked = f" + {extra[2:]}" if extra else ""
-        if plain:
-            n, flat = self.w.temp("n"), self.w.need("FLATN", "rt.flat_items")
-            charged = self._local_charge(f"{n}{walked}", pos)
-            return f"({t} if ({n} := len({t} := {made})) < {flat} and {charged} else {self.budget()}.check_flat({t}, {pos}{extra}))"
-        m, sizes = self.w.temp("m"), self.w.need("SZ", "rt.budget.sizes_known")
-        charged = self._local_charge(f"{m}[0]{walked}", pos)
-        return (f"({t} if len({t} := {made}) <= {SHORT_LIST} and ({m} := {sizes}.get({t})) is not None and {charged}"
-                f" else {self.budget()}.check_value({t}, {pos}{extra}))")
-
-    def _walked_collection(self, e: ir.Aggregate, walks: str | None, depth: int, local: bool) -> tuple[str, str, str]:
+    def walked_collection(self, e: ir.Aggregate, walks: str | None, depth: int, local: bool) -> tuple[str, str, str]:
         """What an aggregate walks, and (plays only) the work of walking it charged with its finish instead of by
         a call of its own: the positions ``1 .. count(xs)`` of a list or input ``xs`` (``2 * len(xs)``, what
         CRNG charges for the range made and walked) or the items of one (``len(xs)``, what CNT charges).
@@ -372,7 +346,7 @@ class Expressions(NodeVisitor):
             return f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})", "", ""
         if local:
             held = self.w.temp("q")
-            return held, "", self._local_charge(f"len({held} := {self.expr(span, True, depth + 1)})", self.pos(e))
+            return held, "", local_charge(self, f"len({held} := {self.expr(span, True, depth + 1)})", self.pos(e))
         return f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})", "", ""  # no := in a comprehension's iterable
 
     def _aggregate_items(self, e: ir.Aggregate, var: str, collection: str, walrus: bool, depth: int) -> str:
@@ -387,7 +361,7 @@ class Expressions(NodeVisitor):
             return f"[{element} for {var} in {collection}{condition}]"
         return f"[{var} for {var} in {collection}{condition}]"
 
-    def _positions_walked(self, e: ir.Aggregate) -> str | None:
+    def positions_walked(self, e: ir.Aggregate) -> str | None:
         """The source of the list whose positions an aggregate walks (``for i in 1 .. count(xs)``, xs a variable
         or an input, which nothing in the aggregate can change); None for any other collection."""
         span = e.collection
