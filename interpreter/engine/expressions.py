@@ -282,7 +282,6 @@ class Expressions(NodeVisitor):
     def visit_Aggregate(self, e: ir.Aggregate, walrus: bool, depth: int) -> str:
         var = f"v{e.slot}"
         function = e.function
-        span = e.collection
         walks = self.positions_walked(e)
         local = self.local_work(walrus)
         collection, walked, before = self.walked_collection(e, walks, depth, local)
@@ -299,7 +298,7 @@ class Expressions(NodeVisitor):
         if function.name == "list":
             # the list checked in place (the finish's own call saved); a list of the numbers of a range, whose
             # size is its length, without looking at each item
-            plain = isinstance(span, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
+            plain = self.plain_list(e)
             if local:
                 return self._walked_first(before, checked_locally(self, f"tuple_({items})", self.pos(e), extra, plain))
             return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)}{extra})"
@@ -310,6 +309,11 @@ class Expressions(NodeVisitor):
         if walked and local:
             return f"({finished} if {local_charge(self, walked, self.pos(e))} else None)"
         return self._walked_first(before, f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished)
+
+    @staticmethod
+    def plain_list(e: ir.Aggregate) -> bool:
+        """Whether ``list(...)`` makes a list of the numbers of a range, whose size is its length (Budget.check_flat)."""
+        return isinstance(e.collection, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
 
     @staticmethod
     def _walked_first(before: str, value: str) -> str:

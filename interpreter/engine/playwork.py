@@ -25,6 +25,7 @@ WALK_FINISH = {
     "count": ("0", "{result} += 1"),
     "any": ("False", "if {element}: {result} = True"),
     "all": ("True", "if not {element}: {result} = False"),
+    "list": ("[]", "{result}.append({element})"),  # then checked as the comprehension's tuple is (checked_locally)
 }
 
 
@@ -62,7 +63,7 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     """In a play function (``x``), ``target = count/any/all(... for item in items ...)`` over a list that exists (a variable or an
     input, or its positions) written as a loop rather than a list made and finished (a comprehension is a function
     called, about 0.2 µs, and a play makes hundreds of these): every item's condition and element evaluated, as
-    the list would evaluate them, the result counted or tested as it goes, the walk charged to the local counter
+    the list would evaluate them, the result counted, tested or gathered as it goes (a list then checked as the comprehension's is), the walk charged to the local counter
     after it.  In a try when it reads fields or items without tests (see assign), the expression after it.  False,
     writing nothing, for any other value."""
     if x.work_local is None or x.aggregates or type(e) is not ir.Aggregate or e.function.name not in WALK_FINISH:
@@ -90,8 +91,12 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
         tested = w.block(f"if {condition}:") if condition is not None else _nothing()
         with w.block(f"for v{e.slot} in {collection}:"), tested:
             w.line(update.format(result=result, element=element))
-        w.line(f"{x.work_local} += {walked}")
-        w.line(f"{target} = {result}")
+        if e.function.name == "list":
+            extra = f", {walked}" if walked else ""
+            w.line(f"{target} = {checked_locally(x, f'tuple_({result})', x.pos(e), extra, x.plain_list(e))}")
+        else:
+            w.line(f"{x.work_local} += {walked}")
+            w.line(f"{target} = {result}")
     if x.fast_reads:
         with w.block("except FMISS:"):
             w.line(f"{target} = {slow}")
