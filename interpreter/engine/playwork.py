@@ -69,7 +69,7 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     if x.work_local is None or x.aggregates or type(e) is not ir.Aggregate or e.function.name not in WALK_FINISH:
         return False
     walks = x.positions_walked(e)
-    if walks is None and type(e.collection) not in (ir.Local, ir.InputRef):
+    if walks is None and type(e.collection) not in (ir.Local, ir.InputRef, ir.Range):
         return False
     slow = x(e)
     x.fast_fields, x.fast_reads = True, 0
