@@ -233,13 +233,13 @@ class Budget:
 
     __slots__ = (
         "_batch_clock",
-        "_charges",
         "_kinds",
         "_max_work",
         "_measure",
         "_sizes",
         "_sizes_held",
         "big_state",
+        "charges",
         "deadline",
         "limits",
         "next_clock_check",
@@ -273,7 +273,9 @@ class Budget:
         self._sizes_held = 0
         # work: never reset (the clock is read every CLOCK_EVERY units); play_start: work spent before the
         # current play (each Monte Carlo play gets the budget; compiled trials set it)
-        self.work = self.play_start = self._charges = 0
+        self.work = self.play_start = 0
+        # charges since the clock was last read (CLOCK_CALLS); compiled plays charge a resolved call in place (engine.play)
+        self.charges = 0
         timeout = limits.timeout
         self.deadline = None if timeout is None else monotonic() + timeout
         self._max_work = limits.max_work
@@ -300,8 +302,8 @@ class Budget:
         """Spend ``units`` of work at ``pos``; raise when a budget is spent.  Each charge counts towards a
         look at the clock (CLOCK_CALLS): a charge may stand for costly work, such as a resolved call."""
         work = self.work = self.work + units
-        self._charges += 1
-        if work >= self.next_clock_check or work - self.play_start > self.work_cap or self._charges >= self.CLOCK_CALLS:
+        self.charges += 1
+        if work >= self.next_clock_check or work - self.play_start > self.work_cap or self.charges >= self.CLOCK_CALLS:
             self.checkpoint(pos)
 
     def charge_items(self, units: int, pos) -> None:
@@ -316,9 +318,9 @@ class Budget:
         """A charge reached a threshold: raise when the work budget is spent; read the clock when due."""
         if self.work - self.play_start > self.work_cap:
             raise breach(pos, "max_work", f"this procedure needs more than {self._max_work:,} units of work")
-        if self.work >= self.next_clock_check or self._charges >= self.CLOCK_CALLS:
+        if self.work >= self.next_clock_check or self.charges >= self.CLOCK_CALLS:
             self.next_clock_check = self.work + self.CLOCK_EVERY
-            self._charges = 0
+            self.charges = 0
             self.check_clock(pos)
 
     def check_clock(self, pos) -> None:
@@ -406,6 +408,13 @@ class Budget:
         if work >= self.next_clock_check or work - self.play_start > self.work_cap:
             self.checkpoint(pos)
         return value
+
+    @property
+    def sizes_known(self) -> dict[tuple, tuple[int, int]]:
+        """The measures of short lists check_value remembers (the same dictionary for the budget's life: it is cleared
+        in place), for a play's statement to find a list's measure in place (engine.expressions, Expressions.local_work):
+        a list found there is within this budget's limits and already counted in :attr:`big_state`."""
+        return self._sizes
 
     def _remember_size(self, value: tuple, items: int, depth: int) -> None:
         """Keep a short list's measure for check_value (see SIZES_KEPT): all forgotten when too many are kept."""

@@ -178,6 +178,7 @@ class Run:
         "choices",
         "choices_key",
         "dice_memo",
+        "flat_items",
         "int_high",
         "int_low",
         "limits",
@@ -196,6 +197,9 @@ class Run:
         self.budget = budget or Budget(limits)
         self.choices = choices or {}
         self.int_low, self.int_high, self.max_states, self.work_chunk = limits.derived
+        # a list of plain values shorter than this is within max_value_items and below BIG_VALUE_ITEMS: Budget.check_flat
+        # would only charge it, which a play's statement does in place (engine.expressions, Expressions.local_work)
+        self.flat_items = min(BIG_VALUE_ITEMS, limits.max_value_items + 1)
         self.call_memo: dict | None = None  # made when first needed
         self.dice_memo: dict | None = None
         self.choices_key: tuple | None = None  # the choices as a memo key part, made when first needed

@@ -3,7 +3,7 @@
 Issue 24 ("exact where it can be"): eia's ``columns_act`` ends with a pass over about 21,000 states
 on 3 v 3, and each state counted the ships lost in the columns it was given (``ships_with(attacker,
 "sunk")``: four aggregates over the inputs, the same for every state).  Such a value is now computed
-on first use in a pass and kept for the rest of it (``engine.exact``, ``Expressions(aggregates=True)``).
+on first use in a pass and kept for the rest of it (``engine.exact``, ``Expressions(hoist_aggregates=True)``).
 What must not change: the odds (counted by hand below, and the reference evaluator agrees), which
 values are kept (one reading a state's variable is worked out per state), and where an error is
 raised (the first state that reaches the value raises it, with the evaluator's message).

@@ -44,7 +44,9 @@ def test_a_play_walks_a_list_and_its_positions_without_a_call_of_their_own(one_p
     ruleset = one_procedure(WALKS, inputs=INPUTS)
     play = procedure_source(ruleset, "p", "play")
     assert "range(1, len(i0) + 1)" in play and "CRNG(" not in play and "CNT(" not in play
-    assert "2 * len(i0))" in play and "len(i0), " in play  # the walks charged with their finishes
+    # the walks charged with their finishes, to the play's local work counter (Expressions.local_work); the count
+    # assigned in a statement is a loop over xs (Expressions._walk_assigned), its walk charged after it
+    assert "+ 2 * len(i0)) >= 0" in play and "u += len(i0)" in play
     exact = procedure_source(ruleset, "p", "exact")
     assert "CRNG(" in exact and "CNT(" in exact  # exact odds charge before the walk, as before
 
@@ -173,3 +175,22 @@ def test_a_fast_item_read_past_the_end_words_the_evaluators_error(one_procedure,
         assert results[0] == expected + 1
     else:
         assert f"index {k} is outside the list (1 to 2)" in results[0]
+
+
+def test_a_loop_for_any_evaluates_every_item_as_the_list_does(one_procedure):
+    # any(...) assigned in a statement is a loop in a play (Expressions._walk_assigned), which must not stop at the
+    # first true item: the evaluator makes the whole list first, so ys = [1, 5] reads xs[1] (true), then xs[5], which
+    # is outside xs (3 items): both engines stop there with the same error; with ys = [1, 2] both count 300 plays true.
+    body = "let die = 1d6\nlet xs = [die, 2, 3]\nlet t = any(xs[i] > 0 for i in ys)\nlet n = count(i for i in ys if xs[i] > 1)\noutcome v(t = t, n = n)"
+    for ys, expected in (("[1, 2]", None), ("[1, 5]", "index 5 is outside the list (1 to 3)")):
+        ruleset = one_procedure(body, inputs=f"{{ys: {{type: list, of: int, default: {ys}}}}}")
+        if expected is None:
+            counts = [monte_carlo(ruleset, "p", trials=300, seed=5, engine=engine).counts for engine in ("compiled", "reference")]
+            assert counts[0] == counts[1]
+            # n: xs[2] = 2 counts always, xs[1] = the die when it is above 1 (5 faces in 6); t is true every play
+            assert {outcome.get("t") for outcome, _ in counts[0]} == {True} and sum(n for _, n in counts[0]) == 300
+            assert {outcome.get("n") for outcome, _ in counts[0]} == {1, 2}  # a 1 in 300 plays: all but (5/6)**300
+            continue
+        for engine in ("compiled", "reference"):
+            with pytest.raises(RuleViolation, match=expected.replace("(", r"\(").replace(")", r"\)")):
+                monte_carlo(ruleset, "p", trials=10, seed=5, engine=engine)

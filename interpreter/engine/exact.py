@@ -222,7 +222,7 @@ class ExactWriter:
         # values that read only inputs and constants are the same for every state: worked out once a pass, on
         # first use (so that an error is raised where the evaluator raises it); not in a procedure's single pass
         hoist: dict[Any, str] = {}
-        expressions = Expressions(self.c, w) if seg.entry else Expressions(self.c, w, hoist, _NOTHING_STABLE, aggregates=True)
+        expressions = Expressions(self.c, w) if seg.entry else Expressions(self.c, w, hoist, _NOTHING_STABLE, hoist_aggregates=True)
         with w.block(header):
             unpacked = unpack(seg.layout, "st")
             if unpacked and not seg.entry:

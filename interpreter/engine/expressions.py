@@ -19,6 +19,7 @@ from .. import ir
 from ..runtime import make_guard, overflow
 from .facts import locals_in
 from .module import literal
+from .playwork import checked_locally, local_charge, walk_assigned
 from .sites import column_site, lookup_site, rows_by_key
 from .visitor import NodeVisitor
 from .writer import CodeWriter
@@ -53,7 +54,7 @@ class Expressions(NodeVisitor):
 
     def __init__(self, compiler: ProcedureCompiler, writer: CodeWriter, hoist: dict[Any, str] | None = None,
                  stable: Callable[[int], bool] | None = None, keys: dict[int, str] | None = None,
-                 aggregates: bool = False) -> None:
+                 hoist_aggregates: bool = False) -> None:
         self.c = compiler
         self.w = writer
         self.module = compiler.module
@@ -61,7 +62,7 @@ class Expressions(NodeVisitor):
         self.stable = stable
         # exact odds' passes over states: an aggregate reading nothing but inputs and constants is hoisted too
         # (see invariant); plays and rolls' faces leave aggregates where they are
-        self.aggregates = aggregates
+        self.hoist_aggregates = hoist_aggregates
         # plays only: slots holding a resolved procedure's outcome key, by procedure (facts.outcome_key_slots)
         self.keys = keys
         # plays only: inside ``agg(... for i in 1 .. count(xs) ...)``, the variable's slot -> the list's source
@@ -72,6 +73,15 @@ class Expressions(NodeVisitor):
         # position with its length; fast_reads counts them
         self.fast_fields = False
         self.fast_reads = 0
+        # plays only (PlayWriter in "play" mode): the local that counts work not yet charged to the budget (see
+        # local_work); None where values are charged through the budget's methods.  aggregate_depth: how deeply the
+        # expression being written sits inside aggregates (a charge there checks the counter in place)
+        self.work_local: str | None = None
+        self.aggregate_depth = 0
+        self.local_charges = 0
+        # the position of the last value charged to work_local (a statement's check reports a breach there, where
+        # the budget's method would have)
+        self.local_pos = ""
 
     def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
@@ -84,10 +94,10 @@ class Expressions(NodeVisitor):
         return self.visit(e, walrus, depth)
 
     def _worth_hoisting(self, e: Any) -> bool:
-        if self.stable is None or not invariant(e, self.stable, self.aggregates):
+        if self.stable is None or not invariant(e, self.stable, self.hoist_aggregates):
             return False
         # in a pass over states (aggregates), a built-in written inline, such as count, costs less than the test
-        return not (self.aggregates and type(e) is ir.CallFunction and e.function.inline(len(e.args)) is not None)
+        return not (self.hoist_aggregates and type(e) is ir.CallFunction and e.function.inline(len(e.args)) is not None)
 
     def visit(self, e: Any, walrus: bool, depth: int) -> str:
         text: str = self.visitors[type(e)](self, e, walrus, depth)
@@ -109,6 +119,8 @@ class Expressions(NodeVisitor):
         procedure, so the second form meets what the first met (the first's work charges are spent twice then:
         only on the way to an error, or for a field of an outcome the checker could not see).  Try blocks cost
         nothing in Python 3.11 until they catch."""
+        if walk_assigned(self, target, value):
+            return
         slow = self(value)
         fast = self.fast_form(value)
         if fast is None:
@@ -151,6 +163,8 @@ class Expressions(NodeVisitor):
     def visit_ListOf(self, e: ir.ListOf, walrus: bool, depth: int) -> str:
         items = [self.expr(item, walrus, depth + 1) for item in e.items]
         inner = f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+        if self.local_work(walrus):
+            return checked_locally(self, inner, self.pos(e), "")
         return f"{self.budget()}.check_value({inner}, {self.pos(e)})"
 
     def visit_Guard(self, e: ir.Guard, walrus: bool, depth: int) -> str:
@@ -283,46 +297,76 @@ class Expressions(NodeVisitor):
     def visit_Aggregate(self, e: ir.Aggregate, walrus: bool, depth: int) -> str:
         var = f"v{e.slot}"
         function = e.function
-        span = e.collection
-        walks = self._positions_walked(e)
-        collection, walked = self._walked_collection(e, walks, depth)
+        walks = self.positions_walked(e)
+        local = self.local_work(walrus)
+        collection, walked, before = self.walked_collection(e, walks, depth, local)
         if walks is not None:
             self.positions_of[e.slot] = walks
+        self.aggregate_depth += 1
         try:
             items = self._aggregate_items(e, var, collection, walrus, depth)
         finally:
             self.positions_of.pop(e.slot, None)
-        # a walk charged with the finish (plays: the walk of a list that exists, see _walked_collection)
+            self.aggregate_depth -= 1
+        # a walk charged with the finish (plays: the walk of a list that exists, see walked_collection)
         extra = f", {walked}" if walked else ""
         if function.name == "list":
             # the list checked in place (the finish's own call saved); a list of the numbers of a range, whose
             # size is its length, without looking at each item
-            plain = isinstance(span, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
+            plain = self.plain_list(e)
+            if local:
+                return self._walked_first(before, checked_locally(self, f"tuple_({items})", self.pos(e), extra, plain))
             return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)}{extra})"
         if function.name in INLINE_FINISH:
             finished = f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call
         else:
             finished = f"{self.module.ref(function.finish, 'ag')}(rt, {self.pos(e)}, {items})"
-        return f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished
+        if walked and local:
+            return f"({finished} if {local_charge(self, walked, self.pos(e))} else None)"
+        return self._walked_first(before, f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished)
 
-    def _walked_collection(self, e: ir.Aggregate, walks: str | None, depth: int) -> tuple[str, str]:
+    @staticmethod
+    def plain_list(e: ir.Aggregate) -> bool:
+        """Whether ``list(...)`` makes a list of the numbers of a range, whose size is its length (Budget.check_flat)."""
+        return isinstance(e.collection, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
+
+    @staticmethod
+    def _walked_first(before: str, value: str) -> str:
+        """``value`` after ``before`` (a walked collection charged first: see walked_collection), if there is one."""
+        return f"({value} if {before} else None)" if before else value
+
+    def local_work(self, walrus: bool) -> bool:
+        """Whether a value made or walked here is charged to the play's local work counter (``work_local``) rather
+        than through a budget method: in a play function, where ``:=`` is allowed.  In a statement, the play writer
+        checks the counter against the run's work chunk after it and at each loop round's start, and charges what
+        is left at every exit; inside an aggregate (a list of a thousand lists of a thousand items would otherwise
+        add up unchecked), the charge checks it in place (playwork.local_charge).  The budget sees the same units, a
+        statement later at most."""
+        return self.work_local is not None and walrus
+
+    def walked_collection(self, e: ir.Aggregate, walks: str | None, depth: int, local: bool) -> tuple[str, str, str]:
         """What an aggregate walks, and (plays only) the work of walking it charged with its finish instead of by
         a call of its own: the positions ``1 .. count(xs)`` of a list or input ``xs`` (``2 * len(xs)``, what
         CRNG charges for the range made and walked) or the items of one (``len(xs)``, what CNT charges).
         That list exists, so it is within the size limits CRNG checks; the walk is charged after it rather
-        than before (at most the list's length later: a play makes about a thousand such walks).  Exact odds
-        and any other collection: CRNG or CNT, charged before the walk, and no work left for the finish."""
+        than before (at most the list's length later: a play makes about a thousand such walks).  Any other list
+        a play walks where ``local`` (see local_work): held in a local and charged as CNT charges, before the walk,
+        by the condition given third (the aggregate is written after it).  Exact odds and anything else: CRNG or
+        CNT, charged before the walk, and no work left for the finish."""
         span = e.collection
         if self.keys is not None and walks is not None:
-            return f"range(1, len({walks}) + 1)", f"2 * len({walks})"
+            return f"range(1, len({walks}) + 1)", f"2 * len({walks})", ""
         if self.keys is not None and type(span) in (ir.Local, ir.InputRef):
             listed = self.visit(span, False, depth + 1)
-            return listed, f"len({listed})"
+            return listed, f"len({listed})", ""
         if isinstance(span, ir.Range):
             # the range walked without making its list, checked and charged as RNG and CNT would
             low, high = (self.expr(bound, False, depth + 2) for bound in (span.low, span.high))
-            return f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})", ""
-        return f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})", ""  # no := in a comprehension's iterable
+            return f"CRNG(rt, {low}, {high}, {self.pos(span)}, {self.pos(e)})", "", ""
+        if local:
+            held = self.w.temp("q")
+            return held, "", local_charge(self, f"len({held} := {self.expr(span, True, depth + 1)})", self.pos(e))
+        return f"CNT(rt, {self.expr(e.collection, False, depth + 1)}, {self.pos(e)})", "", ""  # no := in a comprehension's iterable
 
     def _aggregate_items(self, e: ir.Aggregate, var: str, collection: str, walrus: bool, depth: int) -> str:
         """The list comprehension an aggregate finishes."""
@@ -336,7 +380,7 @@ class Expressions(NodeVisitor):
             return f"[{element} for {var} in {collection}{condition}]"
         return f"[{var} for {var} in {collection}{condition}]"
 
-    def _positions_walked(self, e: ir.Aggregate) -> str | None:
+    def positions_walked(self, e: ir.Aggregate) -> str | None:
         """The source of the list whose positions an aggregate walks (``for i in 1 .. count(xs)``, xs a variable
         or an input, which nothing in the aggregate can change); None for any other collection."""
         span = e.collection
@@ -398,7 +442,7 @@ class Expressions(NodeVisitor):
         slots = sorted(locals_in(e))
         name = self.w.temp("x")
         inner = CodeWriter(self.module, name, ", ".join(["rt", "I"] + [f"v{s}" for s in slots]))
-        text = Expressions(self.c, inner, keys=self.keys).expr(e, True, 0)
+        text = Expressions(self.c, inner, keys=self.keys).expr(e, True, 0)  # charged through the budget: no local counter there
         inner.line(f"return {text}")
         self.module.add(inner.finish())
         return f"{name}(rt, I{''.join(', v' + str(s) for s in slots)})"

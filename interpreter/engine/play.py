@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
-from ..limits import CALL_WORK, STATEMENT_WORK
+from ..limits import CALL_WORK, STATEMENT_WORK, Budget
 from .calls import direct_call_inputs
 from .expressions import Expressions
 from .facts import MAX_INLINE_IFS
@@ -28,6 +28,14 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 
 MAX_PLAY_LOOPS = 6  # nested loops written inline in one function (Python allows 20 blocks)
 MAX_INDENT = 60  # indentation levels (Python allows 100)
+
+# The local of a play function that counts the work of values made and walked, and of resolved calls, until it
+# is charged to the budget (Expressions.local_work): after a statement or at a loop round's start once it passes
+# the run's work chunk, and at every exit.  A play of fifteen_a_side charged about 600 values a method call each.
+LOCAL_WORK = "u"
+
+# Nodes that may add to LOCAL_WORK (a loop whose body holds none needs no check of it per round).
+LOCALLY_CHARGED = (ir.CallProcedure, ir.ListOf, ir.Aggregate)
 
 # Statements and expression nodes in a `for` round above which the round reports its work (and so
 # reaches the clock) as it goes; a shorter round is cheap enough to be counted after the loop.
@@ -41,6 +49,7 @@ def write_play(c: ProcedureCompiler) -> str:
     w.line(f"if depth > rt.limits.max_call_depth: TOODEEP(rt, {c.module.ref(c.procedure.body.pos, 'p')})")
     w.line("r = None")
     w.line("w = 0")
+    w.line(f"{LOCAL_WORK} = 0")
     PlayWriter(c, w, roll="R", mode="play").block(c.procedure.body.statements, loops=0)
     c.module.add(w.finish())
     return name
@@ -64,6 +73,8 @@ class PlayWriter(NodeVisitor):
         self.mode = mode
         fixed, bound = stable or set(), c.facts.bound
         self.expressions = Expressions(c, w, hoist, lambda slot: slot in fixed and slot not in bound, keys=c.key_slots)
+        if mode == "play":  # the function written into starts LOCAL_WORK at 0 (write_play, sample._trial_function)
+            self.expressions.work_local = LOCAL_WORK
 
     def block(self, statements: tuple[Any, ...] | list[Any], loops: int) -> bool:
         """Write statements; True when every path ends (an outcome, or a break)."""
@@ -74,8 +85,26 @@ class PlayWriter(NodeVisitor):
 
     def statement(self, s: Any, loops: int) -> bool:
         self.w.comment(s.pos)
+        e = self.expressions
+        e.local_charges = 0
         ended: bool = self.visitors[type(s)](self, s, loops)
+        if e.local_charges and not ended:
+            self._local_work_checked(e.local_pos)
         return ended
+
+    def _local_work_checked(self, pos: str) -> None:
+        """LOCAL_WORK charged to the budget once it passes the run's work chunk (see Expressions.local_work); a
+        breach reported at ``pos``, the statement's last value charged, or the loop whose round begins."""
+        chunk = self.w.need("WL", "rt.work_chunk")
+        self.w.line(f"if {LOCAL_WORK} > {chunk}: {self.c.budget(self.w)}.charge_items({LOCAL_WORK}, {pos}); {LOCAL_WORK} = 0")
+
+    def _local_work_spent(self, node: Any) -> None:
+        """What LOCAL_WORK holds charged to the budget, before the play function returns (see Expressions.local_work)."""
+        self.w.line(f"if {LOCAL_WORK}: {self.c.budget(self.w)}.charge_items({LOCAL_WORK}, {self.c.pos(node)})")
+
+    def _round_checks_local_work(self, s: Any) -> bool:
+        """Whether a loop's rounds check LOCAL_WORK: in a play function, when its body or condition may add to it."""
+        return self.expressions.work_local is not None and any(type(node) in LOCALLY_CHARGED for node in ir.walk(s))
 
     # ---- straight statements
 
@@ -107,7 +136,7 @@ class PlayWriter(NodeVisitor):
         if values is not None and s.slot in c.key_slots:
             # a caller that only reads fields of the outcome gets its key (facts.outcome_key_slots): the callee's play
             # function called straight from the run's table (Run.plays), charged as Run.call_play charges a call
-            w.line(f"{c.budget(w)}.charge({CALL_WORK}, {c.pos(s)})")
+            self._call_charged(c.pos(s))
             w.line(f"v{s.slot} = {w.need('PLAYS', 'rt.plays')}[{s.procedure!r}](rt, {values}, R, depth + 1)")
             return False
         if values is not None:
@@ -118,10 +147,23 @@ class PlayWriter(NodeVisitor):
         w.line(f"v{s.slot} = rt.call_play({s.procedure!r}, {given}, {c.pos(s)}, depth + 1, R, {trusted})")
         return False
 
+    def _call_charged(self, pos: str) -> None:
+        """A resolved call's CALL_WORK charged as Budget.charge charges it, written in place (a play of fifteen_a_side
+        makes about 170 calls): not to LOCAL_WORK, since a call counts towards reading the clock (Budget.CLOCK_CALLS)."""
+        budget = self.c.budget(self.w)
+        self.w.line(f"{budget}.work += {CALL_WORK}; {budget}.charges += 1")
+        self.w.line(f"if {budget}.work >= {budget}.next_clock_check or {budget}.work - {budget}.play_start > {budget}.work_cap"
+                    f" or {budget}.charges >= {Budget.CLOCK_CALLS}: {budget}.checkpoint({pos})")
+
     def visit_Outcome(self, s: ir.Outcome, loops: int) -> bool:
         w = self.w
         key = self.c.outcome_key(s, self.expressions)
         if self.mode == "play":
+            if self.expressions.local_charges:  # the key's values charged before what is left is spent
+                held = w.temp("ok")
+                w.line(f"{held} = {key}")
+                key = held
+            self._local_work_spent(s)
             w.line(f"return {key}")
         elif self.mode == "outlined":
             w.line(f"return (2, {key})")
@@ -335,6 +377,8 @@ class PlayWriter(NodeVisitor):
             header = f"for {var} in {sequence}:"
         chunk = w.need("WL", "rt.work_chunk")
         with w.block(header):
+            if self._round_checks_local_work(s):
+                self._local_work_checked(pos)
             if not counted_after:
                 w.line(f"w += {cost * STATEMENT_WORK}")
                 if long_rounds:
@@ -362,6 +406,8 @@ class PlayWriter(NodeVisitor):
             chunk = w.need("WL", "rt.work_chunk")
             w.line(f"w += {max(1, len(s.body.statements)) * STATEMENT_WORK}")
             w.line(f"if w > {chunk}: w = rt.spend(w, {pos})")
+            if self._round_checks_local_work(s):
+                self._local_work_checked(pos)
             self.block(s.body.statements, loops + 1)
             if s.limit is not None:
                 w.line(f"{count} += 1")
@@ -400,6 +446,7 @@ class PlayWriter(NodeVisitor):
         """An outlined statement's outcome, as this writer's mode ends a path."""
         w = self.w
         if self.mode == "play":
+            self._local_work_spent(self.c.procedure.body)
             w.line(f"return {result}[1]")
         elif self.mode == "outlined":
             w.line(f"return {result}")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import ir
 from ..limits import STATEMENT_WORK
 from .facts import MAX_INLINE_IFS
-from .play import PlayWriter
+from .play import LOCAL_WORK, PlayWriter
 from .writer import CodeWriter
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -91,6 +91,7 @@ def _trial_function(c: ProcedureCompiler, w: CodeWriter, rest: list[Any], carrie
     trial = c.module.name("z")
     g = CodeWriter(c.module, trial, ", ".join(f"v{s}" for s in carried))
     g.line("w = 0")
+    g.line(f"{LOCAL_WORK} = 0")
     PlayWriter(c, g, roll="r", mode="play").block(rest, loops=0)
     for need, source in g.needs.items():
         w.need(need, source)

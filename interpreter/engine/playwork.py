@@ -1,0 +1,105 @@
+"""A play function's local work counter (``u``): the source of the charges written to it.
+
+In a play function (PlayWriter in "play" mode), values made and walked are charged to a local
+instead of through the budget's methods (``Expressions.local_work``): about 600 method calls a
+play of fifteen_a_side.  The play writer checks the local against the run's work chunk after each
+statement that adds to it and at each loop round's start, and charges what is left at every exit;
+a charge inside an aggregate checks it in place (:func:`local_charge`).  A statement that assigns
+``count``/``any``/``all`` over an existing list is a loop here (:func:`walk_assigned`).
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext as _nothing
+from typing import TYPE_CHECKING, Any
+
+from .. import ir
+from ..limits import SHORT_LIST
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from .expressions import Expressions
+
+# Finishes a play's statement writes as a loop over an existing list (walk_assigned): the result's start,
+# and its update for an item whose condition holds (the element evaluated for any and all, as the list holds it).
+WALK_FINISH = {
+    "count": ("0", "{result} += 1"),
+    "any": ("False", "if {element}: {result} = True"),
+    "all": ("True", "if not {element}: {result} = False"),
+    "list": ("[]", "{result}.append({element})"),  # then checked as the comprehension's tuple is (checked_locally)
+}
+
+
+def local_charge(x: Expressions, units: str, pos: str) -> str:
+    """A condition that adds ``units`` to the local counter and is always true; inside an aggregate, the counter
+    is charged to the budget (at ``pos``) and started afresh once it passes the run's work chunk."""
+    u = x.work_local
+    x.local_charges += 1
+    x.local_pos = pos
+    if x.aggregate_depth == 0:
+        return f"({u} := {u} + {units}) >= 0"
+    chunk = x.w.need("WL", "rt.work_chunk")
+    return f"(({u} := {u} + {units}) <= {chunk} or {x.budget()}.charge_items({u}, {pos}) or ({u} := 0) == 0)"
+
+
+def checked_locally(x: Expressions, made: str, pos: str, extra: str, plain: bool = False) -> str:
+    """A list made in a play's statement, checked and charged in place in the common case: a list of plain
+    values shorter than ``FLATN`` (within max_value_items and below BIG_VALUE_ITEMS: Budget.check_flat would
+    only charge it), or a short list whose measure the budget remembers (Budget.check_value would only charge
+    it: it was within these limits when measured); anything else through the budget's method, which charges
+    it itself.  The charge goes to the local counter (see local_work)."""
+    t = x.w.temp("t")
+    walked = f" + {extra[2:]}" if extra else ""
+    if plain:
+        n, flat = x.w.temp("n"), x.w.need("FLATN", "rt.flat_items")
+        charged = local_charge(x, f"{n}{walked}", pos)
+        return f"({t} if ({n} := len({t} := {made})) < {flat} and {charged} else {x.budget()}.check_flat({t}, {pos}{extra}))"
+    m, sizes = x.w.temp("m"), x.w.need("SZ", "rt.budget.sizes_known")
+    charged = local_charge(x, f"{m}[0]{walked}", pos)
+    return (f"({t} if len({t} := {made}) <= {SHORT_LIST} and ({m} := {sizes}.get({t})) is not None and {charged}"
+            f" else {x.budget()}.check_value({t}, {pos}{extra}))")
+
+
+def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
+    """In a play function (``x``), ``target = count/any/all(... for item in items ...)`` over a list that exists (a variable or an
+    input, or its positions) written as a loop rather than a list made and finished (a comprehension is a function
+    called, about 0.2 µs, and a play makes hundreds of these): every item's condition and element evaluated, as
+    the list would evaluate them, the result counted, tested or gathered as it goes (a list then checked as the comprehension's is), the walk charged to the local counter
+    after it.  In a try when it reads fields or items without tests (see assign), the expression after it.  False,
+    writing nothing, for any other value."""
+    if x.work_local is None or x.aggregate_depth or type(e) is not ir.Aggregate or e.function.name not in WALK_FINISH:
+        return False
+    walks = x.positions_walked(e)
+    if walks is None and type(e.collection) not in (ir.Local, ir.InputRef, ir.Range):
+        return False
+    slow = x(e)
+    x.fast_fields, x.fast_reads = True, 0
+    if walks is not None:
+        x.positions_of[e.slot] = walks
+    x.aggregate_depth += 1
+    try:
+        collection, walked, _ = x.walked_collection(e, walks, 0, True)
+        condition = x.expr(e.condition, True, 1) if e.condition is not None else None
+        element = x.expr(e.element, True, 1) if e.function.evaluates_element else None
+    finally:
+        x.fast_fields = False
+        x.positions_of.pop(e.slot, None)
+        x.aggregate_depth -= 1
+    start, update = WALK_FINISH[e.function.name]
+    w, result = x.w, x.w.temp("wr")
+    with w.block("try:") if x.fast_reads else _nothing():
+        w.line(f"{result} = {start}")
+        tested = w.block(f"if {condition}:") if condition is not None else _nothing()
+        with w.block(f"for v{e.slot} in {collection}:"), tested:
+            w.line(update.format(result=result, element=element))
+        if e.function.name == "list":
+            extra = f", {walked}" if walked else ""
+            w.line(f"{target} = {checked_locally(x, f'tuple_({result})', x.pos(e), extra, x.plain_list(e))}")
+        else:
+            w.line(f"{x.work_local} += {walked}")
+            w.line(f"{target} = {result}")
+    if x.fast_reads:
+        with w.block("except FMISS:"):
+            w.line(f"{target} = {slow}")
+    x.local_charges += 1
+    x.local_pos = x.pos(e)
+    return True
