@@ -376,7 +376,9 @@ def _spread(step: Round, share: Ratio, mass: dict, finished: dict, exits: dict, 
 
 
 def _add(target: dict, weights: dict, share: Ratio, skip: object = _NO_KEY) -> None:
-    """``target[key] += share * w`` for every ``key: w`` of ``weights`` but ``skip``: :func:`_add_share`'s steps written out in the loop, as the solve makes hundreds of
+    """``target[key] += share * w`` for every ``key: w`` of ``weights`` but ``skip``, every mass kept reduced
+    (Fraction's own steps: the gcd of the denominators first, so that the numbers stay as small as the
+    fractions they stand for).  Written out in one loop, not a call per key: the solve makes hundreds of
     thousands of these additions (eia 3 v 3: 173,000), and a call each cost about a tenth of them."""
     numerator, denominator = share
     get = target.get
@@ -407,35 +409,6 @@ def _add(target: dict, weights: dict, share: Ratio, skip: object = _NO_KEY) -> N
             target[key] = (total, scale * m)
         else:
             target[key] = (total // common, scale * (m // common))
-
-
-def _add_share(target: dict, key, share: Ratio, w: int) -> None:
-    """``target[key] += share * w``, every mass kept reduced (Fraction's own steps: the gcd of the
-    denominators first, so that the numbers stay as small as the fractions they stand for)."""
-    numerator, denominator = share
-    if w != 1:
-        divisor = gcd(w, denominator)  # share is reduced: only w and the denominator can share a factor
-        if divisor == 1:
-            numerator *= w
-        else:
-            numerator *= w // divisor
-            denominator //= divisor
-    old = target.get(key)
-    if old is None:
-        target[key] = (numerator, denominator)
-        return
-    old_numerator, old_denominator = old
-    divisor = gcd(old_denominator, denominator)
-    if divisor == 1:
-        target[key] = (old_numerator * denominator + numerator * old_denominator, old_denominator * denominator)
-        return
-    scale = old_denominator // divisor
-    total = old_numerator * (denominator // divisor) + numerator * scale
-    common = gcd(total, divisor)
-    if common == 1:
-        target[key] = (total, scale * denominator)
-    else:
-        target[key] = (total // common, scale * (denominator // common))
 
 
 def _never_ends(chain: Chain, describe, state) -> None:
@@ -519,9 +492,7 @@ def _solve_cycle(chain: Chain, component: list, mass: dict, finished: dict, exit
             continue
         visits_share = x / step.denom
         share = (visits_share.numerator, visits_share.denominator)
-        for key, w in step.states.items():
-            if key not in inside:
-                _add_share(mass, key, share, w)
+        _add(mass, {key: w for key, w in step.states.items() if key not in inside}, share)
         _add(finished, step.finished, share)
         _add(exits, step.exits, share)
 

@@ -17,14 +17,21 @@ from interpreter import chains
 def test_a_share_added_to_nothing_and_to_a_mass():
     masses: dict = {}
     # 1/6 * 3 = 1/2 (the 3 and the 6 share a factor 3)
-    chains._add_share(masses, "a", (1, 6), 3)
+    chains._add(masses, {"a": 3}, (1, 6))
     assert masses["a"] == (1, 2)
     # 1/2 + 1/3 * 1 = 5/6
-    chains._add_share(masses, "a", (1, 3), 1)
+    chains._add(masses, {"a": 1}, (1, 3))
     assert masses["a"] == (5, 6)
     # 5/6 + 1/6 = 1/1: the sum reduced (6/6)
-    chains._add_share(masses, "a", (1, 6), 1)
+    chains._add(masses, {"a": 1}, (1, 6))
     assert masses["a"] == (1, 1)
+
+
+def test_a_step_adds_every_key_but_the_one_skipped():
+    masses: dict = {"a": (1, 2)}
+    # 1/4 pushed through weights a 2, b 1, c 1, skipping c: a = 1/2 + 2/4 = 1/1, b = 1/4, c untouched
+    chains._add(masses, {"a": 2, "b": 1, "c": 1}, (1, 4), "c")
+    assert masses == {"a": (1, 1), "b": (1, 4)}
 
 
 def test_pairs_add_as_fractions_do():
@@ -35,7 +42,7 @@ def test_pairs_add_as_fractions_do():
         for _ in range(rng.randint(1, 6)):
             share = Fraction(rng.randint(1, 10**rng.randint(1, 30)), rng.randint(1, 10**rng.randint(1, 30)))
             weight = rng.randint(1, 1000)
-            chains._add_share(masses, "k", (share.numerator, share.denominator), weight)
+            chains._add(masses, {"k": weight}, (share.numerator, share.denominator))
             expected += share * weight
         # the same value, and reduced: the very numerator and denominator Fraction keeps
         assert masses["k"] == (expected.numerator, expected.denominator)
