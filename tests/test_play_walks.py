@@ -194,3 +194,19 @@ def test_a_loop_for_any_evaluates_every_item_as_the_list_does(one_procedure):
         for engine in ("compiled", "reference"):
             with pytest.raises(RuleViolation, match=expected.replace("(", r"\(").replace(")", r"\)")):
                 monte_carlo(ruleset, "p", trials=10, seed=5, engine=engine)
+
+
+def test_a_statement_walking_a_range_is_a_loop_that_compiles_and_counts_by_hand(one_procedure):
+    # count/any/list over a range assigned by a statement are loops in a play (playwork.walk_assigned); the range is
+    # walked by CRNG, which charges it as it is made, so nothing is left to add after the loop (before, an empty
+    # `u += ` made the play function fail to compile).  n = 5: i in 1 .. 5 above 2 is 3, 4, 5 -> k = 3; some i
+    # above 3 -> a = true; 2 * i for i in 2 .. 5 -> [4, 6, 8, 10], 4 items.
+    body = ("let k = count(i for i in 1 .. n if i > 2)\nlet a = any(i > 3 for i in 1 .. n)\n"
+            "let l = list(i * 2 for i in 2 .. n)\noutcome o(k = k, a = a, m = count(l))")
+    ruleset = one_procedure(body, inputs="{n: {type: int, min: 0, max: 10}}")
+    assert "u += \n" not in procedure_source(ruleset, "p", "play")
+    budget = Budget(UNLIMITED)
+    outcome = resolve(ruleset, "p", {"n": 5}, seed=1, budget=budget, trace=False).outcome
+    assert (outcome.get("k"), outcome.get("a"), outcome.get("m")) == (3, True, 4)
+    # CRNG charges a range of r numbers 2 * r (made and walked): 10 + 10 + 8; the list of 4 items 4 more: 32
+    assert budget.work == 32

@@ -309,13 +309,13 @@ class Expressions(NodeVisitor):
             self.positions_of.pop(e.slot, None)
             self.aggregate_depth -= 1
         # a walk charged with the finish (plays: the walk of a list that exists, see walked_collection)
-        extra = f", {walked}" if walked else ""
         if function.name == "list":
             # the list checked in place (the finish's own call saved); a list of the numbers of a range, whose
             # size is its length, without looking at each item
             plain = self.plain_list(e)
             if local:
-                return self._walked_first(before, checked_locally(self, f"tuple_({items})", self.pos(e), extra, plain))
+                return self._walked_first(before, checked_locally(self, f"tuple_({items})", self.pos(e), walked, plain))
+            extra = f", {walked}" if walked else ""
             return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)}{extra})"
         if function.name in INLINE_FINISH:
             finished = f"{INLINE_FINISH[function.name]}({items})"  # a finish that cannot fail, without its own call

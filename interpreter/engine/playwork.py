@@ -41,14 +41,15 @@ def local_charge(x: Expressions, units: str, pos: str) -> str:
     return f"(({u} := {u} + {units}) <= {chunk} or {x.budget()}.charge_items({u}, {pos}) or ({u} := 0) == 0)"
 
 
-def checked_locally(x: Expressions, made: str, pos: str, extra: str, plain: bool = False) -> str:
+def checked_locally(x: Expressions, made: str, pos: str, walked: str, plain: bool = False) -> str:
     """A list made in a play's statement, checked and charged in place in the common case: a list of plain
     values shorter than ``FLATN`` (within max_value_items and below BIG_VALUE_ITEMS: Budget.check_flat would
     only charge it), or a short list whose measure the budget remembers (Budget.check_value would only charge
     it: it was within these limits when measured); anything else through the budget's method, which charges
-    it itself.  The charge goes to the local counter (see local_work)."""
+    it itself.  The charge, and ``walked`` (the units of a walk charged with it, or ""), go to the local counter
+    (see local_work)."""
     t = x.w.temp("t")
-    walked = f" + {extra[2:]}" if extra else ""
+    extra, walked = (f", {walked}", f" + {walked}") if walked else ("", "")
     if plain:
         n, flat = x.w.temp("n"), x.w.need("FLATN", "rt.flat_items")
         charged = local_charge(x, f"{n}{walked}", pos)
@@ -92,14 +93,14 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
         with w.block(f"for v{e.slot} in {collection}:"), tested:
             w.line(update.format(result=result, element=element))
         if e.function.name == "list":
-            extra = f", {walked}" if walked else ""
-            w.line(f"{target} = {checked_locally(x, f'tuple_({result})', x.pos(e), extra, x.plain_list(e))}")
+            w.line(f"{target} = {checked_locally(x, f'tuple_({result})', x.pos(e), walked, x.plain_list(e))}")
         else:
-            w.line(f"{x.work_local} += {walked}")
+            if walked:  # a range walked (CRNG) is charged as it is made: nothing is left to charge
+                w.line(f"{x.work_local} += {walked}")
+                x.local_charges += 1
+                x.local_pos = x.pos(e)
             w.line(f"{target} = {result}")
     if x.fast_reads:
         with w.block("except FMISS:"):
             w.line(f"{target} = {slow}")
-    x.local_charges += 1
-    x.local_pos = x.pos(e)
     return True
