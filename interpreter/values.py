@@ -307,9 +307,8 @@ class OutcomeValue:
     fields: Fields
     # Its fields by name, and ``outcome``, its name (what ``x.outcome`` reads): made with the outcome, as a
     # record's fields by name are (exact odds read fields of nearly every outcome they make: 30,000 on eia
-    # 3 v 3, each first read through FLD and fields_by_name while this was made on first use); compiled code
-    # reads a field from it in one step.
-    _by_name: dict[str, Any] | None
+    # 3 v 3); compiled code reads a field from it in one step.
+    _by_name: dict[str, Any]
     _fields_text: str | None  # repr(fields), made once (see fields_text)
 
     def __new__(cls, name: str, fields: tuple[tuple[str, Any], ...] = ()) -> OutcomeValue:
@@ -342,12 +341,8 @@ class OutcomeValue:
         return f"OutcomeValue(name={self.name!r}, fields={self.fields!r})"
 
     def fields_by_name(self) -> dict[str, Any]:
-        """Its fields by name, with ``outcome`` for its name (made once, kept in ``_by_name``)."""
-        found = self._by_name
-        if found is None:  # pragma: no cover - made with every outcome (_new_outcome)
-            found = _fields_by_name(self.name, self.fields)
-            object.__setattr__(self, "_by_name", found)
-        return found
+        """Its fields by name, with ``outcome`` for its name (made with the outcome, see _new_outcome)."""
+        return self._by_name
 
     def get(self, name: str, default: Any = None) -> Any:
         for key, value in self.fields:

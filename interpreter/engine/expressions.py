@@ -185,8 +185,8 @@ class Expressions(NodeVisitor):
         if not walrus:
             return f"FLD({subject}, {e.name!r}, {pos})"
         # a record's field straight from its dictionary (Record._fields, made with the record); anything else through FLD
-        s_, f_, v_ = self.w.temp("fs"), self.w.temp("fd"), self.w.temp("fv")
-        # and a resolved outcome's from its own (OutcomeValue._by_name, made by FLD on first use), tried first
+        s_, v_ = self.w.temp("fs"), self.w.temp("fv")
+        # and a resolved outcome's from its own (OutcomeValue._by_name, made with the outcome), tried first
         # where the checker knows the subject is an outcome (exact odds keep resolved outcomes in their states)
         name = repr(e.name)
 
@@ -194,7 +194,7 @@ class Expressions(NodeVisitor):
             return f"type({subject}) is REC and ({v_} := {s_}._fields.get({name}, MISS)) is not MISS"
 
         def outcome(subject: str) -> str:
-            return f"type({subject}) is OUT and ({f_} := {s_}._by_name) is not None and ({v_} := {f_}.get({name}, MISS)) is not MISS"
+            return f"type({subject}) is OUT and ({v_} := {s_}._by_name.get({name}, MISS)) is not MISS"
 
         first, second = (outcome, record) if e.of_outcome else (record, outcome)
         return f"({v_} if {first(f'{s_} := {subject}')} else {v_} if {second(s_)} else FLD({s_}, {name}, {pos}))"
