@@ -16,6 +16,7 @@ stopped (the examples after it would all fail the same way).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -32,10 +33,11 @@ from .binding import (
 )
 from .dice import DiceScriptError
 from .errors import Diagnostic, RulesetError, RuleViolation
+from .expectations import agrees, shown
 from .limits import Budget, LimitExceeded, Limits, TimeoutExceeded, breach
 from .results import shown_value
 from .ruleset import Example
-from .values import OutcomeValue, show, to_plain
+from .values import OutcomeValue, Type, show
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiled_ruleset import CompiledRuleset
@@ -145,8 +147,8 @@ def _check_play(ruleset: CompiledRuleset, example: Example, inputs: dict, choice
             actual = play.outcome.get(field, missing)
             if actual is missing:
                 problems.append(example.where(f"expect.fields.{field}").diagnostic(f"outcome {play.outcome.name} has no field '{field}'"))
-            elif to_plain(actual) != wanted:
-                problems.append(example.where(f"expect.fields.{field}").diagnostic(f"expected {field} = {show(wanted)}, got {show(actual)}"))
+            elif not agrees(actual, wanted, ruleset.types):
+                problems.append(example.where(f"expect.fields.{field}").diagnostic(f"expected {field} = {shown(wanted)}, got {show(actual)}"))
     if dice is not None and play.unused_dice:
         problems.append(example.where("dice").diagnostic(f"{play.unused_dice} of the scripted dice were not used"))
     return problems
@@ -171,7 +173,8 @@ def _check_odds(ruleset: CompiledRuleset, example: Example, inputs: dict, choice
             continue
         fields = item.get("fields") or {}
         actual = sum(
-            (p for outcome, p in distribution.outcomes if outcome.name == item["outcome"] and _fields_match(outcome, fields)), Fraction(0)
+            (p for outcome, p in distribution.outcomes if outcome.name == item["outcome"] and _fields_match(outcome, fields, ruleset.types)),
+            Fraction(0),
         )
         if actual != wanted:
             problems.append(
@@ -201,7 +204,7 @@ def probability(written: Any) -> Fraction | None:
     return value if 0 <= value <= 1 else None
 
 
-def _fields_match(outcome: OutcomeValue, fields: dict[str, Any]) -> bool:
+def _fields_match(outcome: OutcomeValue, fields: dict[str, Any], types: Mapping[str, Type]) -> bool:
     missing = object()
-    return all(to_plain(outcome.get(k, missing)) == v for k, v in fields.items())
+    return all((actual := outcome.get(k, missing)) is not missing and agrees(actual, v, types) for k, v in fields.items())
 
