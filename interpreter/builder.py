@@ -18,6 +18,7 @@ from typing import Any
 from . import syntax
 from .errors import DiagnosticList, RulesetError
 from .example_groups import unknown_group_keys
+from .example_likes import inherited_marks, liked
 from .inputs import CoercionError, coerce
 from .load_limits import DEFAULT_LOAD_LIMITS, LoadLimits, OverLimit
 from .parser import TokenBudget, parse_expression, parse_procedure
@@ -132,7 +133,7 @@ class Builder:
         notes: list[Note] = []
         note_names: list[tuple[LoadedYaml, tuple, str]] = []  # the procedures and constants notes name
         examples: list[Example] = []
-        example_names: set[str] = set()
+        example_names: dict[str, Example] = {}  # the examples so far, for like: and for names used twice
         aids: list[Aid] = []
         for doc in self.documents:
             data = doc.data if isinstance(doc.data, dict) else {}
@@ -235,27 +236,33 @@ class Builder:
                 else:
                     seen[name] = section[:-1]
 
-    def _example(self, doc: LoadedYaml, path: tuple, data: dict, earlier_names: set[str]) -> Example:
-        if data["name"] in earlier_names:
+    def _example(self, doc: LoadedYaml, path: tuple, data: dict, earlier: dict[str, Example]) -> Example:
+        if data["name"] in earlier:
             self.error(doc, path + ("name",), f"example '{data['name']}' is defined twice; names must be unique")
-        earlier_names.add(data["name"])
-        marks = {}
+        written, base = data, None
+        if "like" in data:
+            data, base, problem = liked(written, earlier)
+            if problem is not None:
+                self.error(doc, path + ("like",), problem)
+        marks = inherited_marks(data, written, base) if base is not None else {}
         for key in ("procedure", "inputs", "choices", "dice", "expect", "violation", "odds"):
-            if key in data:
+            if key in written:
                 marks[key] = pos_of(doc, path + (key,))
-        for name in data.get("inputs") or {}:
-            marks[f"inputs.{name}"] = pos_of(doc, path + ("inputs", name))
-            marks[f"inputs.{name}.key"] = pos_of(doc, path + ("inputs", name), at_key=True)
-        for name in data.get("choices") or {}:
-            marks[f"choices.{name}"] = pos_of(doc, path + ("choices", name))
-            marks[f"choices.{name}.key"] = pos_of(doc, path + ("choices", name), at_key=True)
+            elif key in data:  # inputs or choices all taken from the example it is like
+                marks[key] = pos_of(doc, path + ("like",))
+        for part in ("inputs", "choices"):
+            for name in written.get(part) or {}:
+                marks[f"{part}.{name}"] = pos_of(doc, path + (part, name))
+                marks[f"{part}.{name}.key"] = pos_of(doc, path + (part, name), at_key=True)
         for field_name in (data.get("expect") or {}).get("fields") or {}:
             marks[f"expect.fields.{field_name}"] = pos_of(doc, path + ("expect", "fields", field_name))
         if "expect" in data:
             marks["expect.outcome"] = pos_of(doc, path + ("expect", "outcome"))
         for index, _ in enumerate(data.get("odds") or ()):
             marks[f"odds.{index}"] = pos_of(doc, path + ("odds", index, "probability"))
-        return Example(data["name"], data["procedure"], data.get("rule", ""), frozen_mapping(data), pos_of(doc, path + ("name",)), frozen_mapping(marks))
+        example = Example(data["name"], data["procedure"], data.get("rule", ""), frozen_mapping(data), pos_of(doc, path + ("name",)), frozen_mapping(marks))
+        earlier.setdefault(example.name, example)
+        return example
 
     # ---- constants and types ------------------------------------------------------
 
