@@ -34,7 +34,7 @@ def liked(data: Mapping[str, Any], earlier: Mapping[str, Example]) -> tuple[dict
     if base is None:
         close = difflib.get_close_matches(str(name), list(earlier), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
-        return dict(data), None, f"like: no earlier example '{name}'{hint}; an example may start from one written above it"
+        return dict(data), None, f"like: no example '{name}' above this one{hint}"
     if base.procedure != data["procedure"]:
         return dict(data), None, f"like: example '{name}' runs procedure '{base.procedure}', not '{data['procedure']}'; like names an example of the same procedure"
     filled = dict(data)
