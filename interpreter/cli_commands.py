@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -263,7 +263,7 @@ def run_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
     if args.json:
         print_json(document, stdout)
     else:
-        print(text_resolution(document, full_trace=args.trace, provenance=args.provenance), file=stdout)
+        print(text_resolution(_brief(document, call, resolution.inputs), full_trace=args.trace, provenance=args.provenance), file=stdout)
     if resolution.unused_dice and not args.json:
         print(f"note: {resolution.unused_dice} scripted dice were not used", file=stderr)
     return 0
@@ -290,6 +290,14 @@ def _monte_carlo(
     return 0
 
 
+def _brief(document: dict[str, Any], call: _Call, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """``document`` for people: its inputs with each record's fields at their declared defaults left out
+    (``brief_values``); ``--json`` prints every field."""
+    from .brief_values import brief_inputs
+
+    return {**document, "inputs": brief_inputs(inputs, call.ruleset.types)}
+
+
 def _defaults(call: _Call) -> dict[str, Any]:
     """The default of every input that has one and of every choice the procedure may meet: a summary
     prints the inputs that differ from them (``battle_summary``)."""
@@ -312,9 +320,9 @@ def _print_sample(call: _Call, sample: Sample, stdout: TextIO, *, as_json: bool,
     if as_json:
         print_json(document, stdout)
     elif call.by is None and not full and listing_too_big(document):
-        print(text_summary(sample_summary(sample, call.digits, _defaults(call)), digits=call.digits), file=stdout)
+        print(text_summary(_brief(sample_summary(sample, call.digits, _defaults(call)), call, sample.inputs), digits=call.digits), file=stdout)
     else:
-        print(text_sample(document, digits=call.digits), file=stdout)
+        print(text_sample(_brief(document, call, sample.inputs), digits=call.digits), file=stdout)
 
 
 def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
@@ -454,8 +462,7 @@ def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], o
         document = results.distribution(distribution, by=call.by, digits=call.digits)
         summarised = call.by is None and not full and listing_too_big(document)
         shown = distribution_summary(distribution, call.digits, _defaults(call)) if summarised else document
-        if index:
-            shown = {**shown, "inputs": {}}
+        shown = {**shown, "inputs": {}} if index else _brief(shown, call, distribution.inputs)
         print((text_summary if summarised else text_distribution)(shown, digits=call.digits), file=stdout)
 
 

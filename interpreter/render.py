@@ -105,7 +105,24 @@ def describe_type(doc: dict) -> str:
 
 
 def _inputs_line(inputs: dict) -> str:
-    return "inputs: " + ", ".join(f"{k} = {show_plain(v)}" for k, v in inputs.items())
+    return "inputs: " + ", ".join(f"{k} = {_show_runs(v)}" for k, v in inputs.items())
+
+
+def _show_runs(value: Any) -> str:
+    """An input as :func:`show_plain` shows it, but a run of equal items in a list written once with its count:
+    ``[3 × {kind: heavy, value: 3}, 9 × {kind: warship, value: 2}]``, not twelve ships one by one."""
+    if not isinstance(value, list):
+        return show_plain(value)
+    shown: list[str] = []
+    index = 0
+    while index < len(value):
+        end = index + 1
+        while isinstance(value[index], (dict, list)) and end < len(value) and value[end] == value[index]:
+            end += 1  # records and lists only: [2 × 2, 2 × 1] for [2, 2, 1, 1] would read as arithmetic
+        item = _show_runs(value[index])
+        shown.append(item if end - index == 1 else f"{end - index} × {item}")
+        index = end
+    return "[" + ", ".join(shown) + "]"
 
 
 # ---- tables, modifier lists, listings ----------------------------------------------------------
@@ -272,8 +289,7 @@ def _illustrative_line(doc: dict) -> list[str]:
 def text_resolution(doc: dict, *, full_trace: bool, provenance: bool = False) -> str:
     source = f"seed {doc['seed']}" if doc["seed"] is not None else "scripted dice"
     lines = [f"{doc['ruleset']} {doc['procedure']} ({source})"]
-    if doc["inputs"]:
-        lines.append(_inputs_line(doc["inputs"]))
+    lines += _wrapped_inputs(doc["inputs"])
     lines.extend(_illustrative_line(doc))
     for event in doc["trace"]:
         if not full_trace and (event["kind"] == "outcome" or event["kind"] not in TRACE_KINDS_SHORT):

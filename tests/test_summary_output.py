@@ -237,9 +237,9 @@ def test_a_whole_battle_fits_one_screen():
     lines = out.splitlines()
     assert "a summary of 11 distinct outcomes" in lines[0]
     assert len(lines) <= 60 and max(map(len, lines)) <= 200
-    # 9 inputs and 18 choices; all but the two fleets (required) at their defaults
-    assert lines[1] == ("inputs: attacker = [{kind: warship, carrying: no, value: 0, status: fit, fired: no}], "
-                        "defender = [{kind: warship, carrying: no, value: 0, status: fit, fired: no}]")
+    # 9 inputs and 18 choices; all but the two fleets (required) at their defaults; each ship as it was given,
+    # its other fields at the ship type's defaults (brief_values)
+    assert lines[1] == "inputs: attacker = [{kind: warship}], defender = [{kind: warship}]"
     assert lines[2] == "  (25 other inputs at their defaults; --full lists every input)"
     # trivial_one_round 133/243: the both-fit 16/81 plus the one-damaged 667/3888 twice plus 13/1944 (both damaged)
     assert section(out, "reason:")[0].split()[:3] == ["trivial_one_round", "133/243", "54.73%"]

@@ -1,0 +1,41 @@
+"""Inputs as a player reads them above a result: a record's fields at their declared defaults left out.
+
+``odds`` and ``run`` print the inputs they ran with first.  For a battle those are fleets, and
+every ship was printed whole: ``{kind: warship, carrying: no, value: 2, status: fit, fired:
+no}`` fifteen times a side, twelve lines of 200 characters before the answer (issue 24, "an
+answer a player reads at a glance").  A ship is written in a situation file or on the command
+line as ``{kind: warship, value: 2}``, the rest taking the type's defaults, and an example
+expects it back the same way (``expectations``); the heading now shows it that way too, and
+``render`` writes a run of equal items once, with its count.
+
+Only the text shown to people changes: ``--json`` keeps every field of every record, since a
+program reading it should not need the ruleset's types to know a value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .values import Record, RecordType, Type, to_plain
+
+
+def brief_inputs(inputs: Mapping[str, Any], types: Mapping[str, Type]) -> dict[str, Any]:
+    """``inputs`` as plain data (as ``values.to_plain`` makes it) with every record's fields that hold
+    their declared default (from ``types``, the ruleset's named types) left out."""
+    return {name: brief(value, types) for name, value in inputs.items()}
+
+
+def brief(value: Any, types: Mapping[str, Type]) -> Any:
+    """One value as plain data, its records without the fields at their declared defaults."""
+    if type(value) is Record:
+        declared = types.get(value.type_name)
+        defaults = dict(declared.defaults) if isinstance(declared, RecordType) else {}
+        return {
+            name: brief(item, types)
+            for name, item in value.items()
+            if not (name in defaults and to_plain(item) == to_plain(defaults[name]))
+        }
+    if type(value) is tuple:
+        return [brief(item, types) for item in value]
+    return to_plain(value)
