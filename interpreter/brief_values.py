@@ -1,4 +1,4 @@
-"""Inputs as a player reads them above a result: a record's fields at their declared defaults left out.
+"""Inputs and outcomes as a player reads them: a record's fields at their declared defaults left out.
 
 ``odds`` and ``run`` print the inputs they ran with first.  For a battle those are fleets, and
 every ship was printed whole: ``{kind: warship, carrying: no, value: 2, status: fit, fired:
@@ -6,7 +6,9 @@ no}`` fifteen times a side, twelve lines of 200 characters before the answer (is
 answer a player reads at a glance").  A ship is written in a situation file or on the command
 line as ``{kind: warship, value: 2}``, the rest taking the type's defaults, and an example
 expects it back the same way (``expectations``); the heading now shows it that way too, and
-``render`` writes a run of equal items once, with its count.
+``render`` writes a run of equal items once, with its count.  The outcomes listed below it
+read the same way (``volley(targets = [{kind: frigate, status: sunk}], …)``), so a listing that
+was summarised only because whole records made its lines too wide now fits a screen.
 
 Only the text shown to people changes: ``--json`` keeps every field of every record, since a
 program reading it should not need the ruleset's types to know a value.
@@ -39,3 +41,8 @@ def brief(value: Any, types: Mapping[str, Type]) -> Any:
     if type(value) is tuple:
         return [brief(item, types) for item in value]
     return to_plain(value)
+
+
+def brief_outcome(outcome: Any, types: Mapping[str, Type]) -> dict[str, Any]:
+    """An outcome as ``results.outcome_doc`` makes it, its records without the fields at their defaults."""
+    return {"name": outcome.name, "fields": {name: brief(value, types) for name, value in outcome.fields}}

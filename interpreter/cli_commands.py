@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -263,7 +263,7 @@ def run_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
     if args.json:
         print_json(document, stdout)
     else:
-        print(text_resolution(_brief(document, call, resolution.inputs), full_trace=args.trace, provenance=args.provenance), file=stdout)
+        print(text_resolution(_brief(document, call, resolution), full_trace=args.trace, provenance=args.provenance), file=stdout)
     if resolution.unused_dice and not args.json:
         print(f"note: {resolution.unused_dice} scripted dice were not used", file=stderr)
     return 0
@@ -290,12 +290,20 @@ def _monte_carlo(
     return 0
 
 
-def _brief(document: dict[str, Any], call: _Call, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """``document`` for people: its inputs with each record's fields at their declared defaults left out
-    (``brief_values``); ``--json`` prints every field."""
-    from .brief_values import brief_inputs
+def _brief(document: dict[str, Any], call: _Call, result: Any) -> dict[str, Any]:
+    """``document`` (made from ``result``, a Resolution, Sample or Distribution) for people: its inputs and
+    outcomes with each record's fields at their declared defaults left out (``brief_values``); ``--json``
+    prints every field."""
+    from .brief_values import brief_inputs, brief_outcome
 
-    return {**document, "inputs": brief_inputs(inputs, call.ruleset.types)}
+    types = call.ruleset.types
+    shown = {**document, "inputs": brief_inputs(result.inputs, types)}
+    if "outcome" in document:
+        shown["outcome"] = brief_outcome(result.outcome, types)
+    if "outcomes" in document:  # in the order the result holds them (most likely first)
+        held = result.counts if hasattr(result, "counts") else result.outcomes
+        shown["outcomes"] = [{**entry, **brief_outcome(outcome, types)} for entry, (outcome, _) in zip(document["outcomes"], held)]
+    return shown
 
 
 def _defaults(call: _Call) -> dict[str, Any]:
@@ -319,10 +327,12 @@ def _print_sample(call: _Call, sample: Sample, stdout: TextIO, *, as_json: bool,
     document = results.sample(sample, by=call.by, digits=call.digits)
     if as_json:
         print_json(document, stdout)
-    elif call.by is None and not full and listing_too_big(document):
-        print(text_summary(_brief(sample_summary(sample, call.digits, _defaults(call)), call, sample.inputs), digits=call.digits), file=stdout)
+        return
+    listing = _brief(document, call, sample)  # too big or not as it would be printed
+    if call.by is None and not full and listing_too_big(listing):
+        print(text_summary(_brief(sample_summary(sample, call.digits, _defaults(call)), call, sample), digits=call.digits), file=stdout)
     else:
-        print(text_sample(_brief(document, call, sample.inputs), digits=call.digits), file=stdout)
+        print(text_sample(listing, digits=call.digits), file=stdout)
 
 
 def odds_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
@@ -459,10 +469,11 @@ def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], o
             print(file=stdout)
         if open_names:
             print("with " + ", ".join(f"{name} = {chosen[name]}" for name in open_names) + ":", file=stdout)
-        document = results.distribution(distribution, by=call.by, digits=call.digits)
-        summarised = call.by is None and not full and listing_too_big(document)
-        shown = distribution_summary(distribution, call.digits, _defaults(call)) if summarised else document
-        shown = {**shown, "inputs": {}} if index else _brief(shown, call, distribution.inputs)
+        listing = _brief(results.distribution(distribution, by=call.by, digits=call.digits), call, distribution)
+        summarised = call.by is None and not full and listing_too_big(listing)
+        shown = _brief(distribution_summary(distribution, call.digits, _defaults(call)), call, distribution) if summarised else listing
+        if index:
+            shown = {**shown, "inputs": {}}
         print((text_summary if summarised else text_distribution)(shown, digits=call.digits), file=stdout)
 
 

@@ -57,3 +57,24 @@ def test_brief_leaves_out_defaults_only_of_declared_record_types() -> None:
     # a table's cell is no declared type: every field stays
     cell = Record("cell of t", {"hits": 0})
     assert brief_inputs({"cell": cell, "n": 3}, types) == {"cell": {"hits": 0}, "n": 3}
+
+
+def test_outcomes_holding_ships_are_listed_briefly(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["odds", "eia", "volley", "--set", "shooters=[{kind: heavy}, {kind: warship}]", "--set", "targets=[{kind: frigate}]"]) == 0
+    out = capsys.readouterr().out
+    # The heavy ship fires at the frigate at +2 (heavy +1, at a frigate +1): 4-6 sink (1/2), 3 damages (1/6), 1-2 miss (1/3).
+    # Sunk: the warship finds no enemy ship afloat and keeps its fire (fired: no).  Otherwise it fires at +1:
+    # 5-6 sink (1/3), 4 damages (1/6; a damaged frigate is captured), 1-3 miss (1/2).
+    #   sunk by the warship: 1/6 x 1/3 + 1/3 x 1/3 = 1/6;  captured: 1/6 x 1/6 = 1/36
+    #   damaged: 1/6 x 1/2 + 1/3 x 1/6 = 5/36;  unharmed: 1/3 x 1/2 = 1/6
+    # Records as briefly as the inputs, so the five outcomes fit a screen and are listed, not summarised.
+    both = "shooters = [{kind: heavy, fired: yes}, {kind: warship, fired: yes}])"
+    for line in (
+        "volley(targets = [{kind: frigate, status: sunk}], shooters = [{kind: heavy, fired: yes}, {kind: warship}]) 1/2",
+        f"volley(targets = [{{kind: frigate, status: sunk}}], {both} 1/6",
+        f"volley(targets = [{{kind: frigate}}], {both} 1/6",
+        f"volley(targets = [{{kind: frigate, status: damaged}}], {both} 5/36",
+        f"volley(targets = [{{kind: frigate, status: captured}}], {both} 1/36",
+    ):
+        assert line in " ".join(out.split())  # the spaces between columns collapsed to one
+    assert "a summary of" not in out
