@@ -22,6 +22,13 @@ from typing import Any
 from .values import Record, RecordType, Type, to_plain
 
 
+def declared_defaults(record: Record, types: Mapping[str, Type]) -> dict[str, Any]:
+    """The field defaults ``record``'s type declares in ``types`` (the ruleset's named types); none for a
+    record of no declared type (a table's cell)."""
+    declared = types.get(record.type_name)
+    return dict(declared.defaults) if isinstance(declared, RecordType) else {}
+
+
 def brief_inputs(inputs: Mapping[str, Any], types: Mapping[str, Type]) -> dict[str, Any]:
     """``inputs`` as plain data (as ``values.to_plain`` makes it) with every record's fields that hold
     their declared default (from ``types``, the ruleset's named types) left out."""
@@ -31,8 +38,7 @@ def brief_inputs(inputs: Mapping[str, Any], types: Mapping[str, Type]) -> dict[s
 def brief(value: Any, types: Mapping[str, Type]) -> Any:
     """One value as plain data, its records without the fields at their declared defaults."""
     if type(value) is Record:
-        declared = types.get(value.type_name)
-        defaults = dict(declared.defaults) if isinstance(declared, RecordType) else {}
+        defaults = declared_defaults(value, types)
         return {
             name: brief(item, types)
             for name, item in value.items()

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .values import Record, RecordType, Type, show, to_plain
+from .brief_values import declared_defaults
+from .values import Record, Type, show, to_plain
 
 
 def agrees(actual: Any, wanted: Any, types: Mapping[str, Type]) -> bool:
@@ -35,8 +36,7 @@ def agrees(actual: Any, wanted: Any, types: Mapping[str, Type]) -> bool:
 
 
 def _record_agrees(actual: Record, wanted: dict, types: Mapping[str, Type]) -> bool:
-    declared = types.get(actual.type_name)
-    defaults = dict(declared.defaults) if isinstance(declared, RecordType) else {}
+    defaults = declared_defaults(actual, types)
     names = {name for name, _ in actual.items()}
     if not names.issuperset(wanted):
         return False
