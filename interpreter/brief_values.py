@@ -29,26 +29,26 @@ def declared_defaults(record: Record, types: Mapping[str, Type]) -> dict[str, An
     return dict(declared.defaults) if isinstance(declared, RecordType) else {}
 
 
-def brief_inputs(inputs: Mapping[str, Any], types: Mapping[str, Type]) -> dict[str, Any]:
+def inputs_without_defaults(inputs: Mapping[str, Any], types: Mapping[str, Type]) -> dict[str, Any]:
     """``inputs`` as plain data (as ``values.to_plain`` makes it) with every record's fields that hold
     their declared default (from ``types``, the ruleset's named types) left out."""
-    return {name: brief(value, types) for name, value in inputs.items()}
+    return {name: without_defaults(value, types) for name, value in inputs.items()}
 
 
-def brief(value: Any, types: Mapping[str, Type]) -> Any:
+def without_defaults(value: Any, types: Mapping[str, Type]) -> Any:
     """One value as plain data, its records without the fields at their declared defaults."""
     if type(value) is Record:
         defaults = declared_defaults(value, types)
         return {
-            name: brief(item, types)
+            name: without_defaults(item, types)
             for name, item in value.items()
             if not (name in defaults and to_plain(item) == to_plain(defaults[name]))
         }
     if type(value) is tuple:
-        return [brief(item, types) for item in value]
+        return [without_defaults(item, types) for item in value]
     return to_plain(value)
 
 
-def brief_outcome(outcome: Any, types: Mapping[str, Type]) -> dict[str, Any]:
+def outcome_without_defaults(outcome: Any, types: Mapping[str, Type]) -> dict[str, Any]:
     """An outcome as ``results.outcome_doc`` makes it, its records without the fields at their defaults."""
-    return {"name": outcome.name, "fields": {name: brief(value, types) for name, value in outcome.fields}}
+    return {"name": outcome.name, "fields": {name: without_defaults(value, types) for name, value in outcome.fields}}

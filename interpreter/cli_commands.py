@@ -263,7 +263,7 @@ def run_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
     if args.json:
         print_json(document, stdout)
     else:
-        print(text_resolution(_brief(document, call, resolution), full_trace=args.trace, provenance=args.provenance), file=stdout)
+        print(text_resolution(_for_people(document, call, resolution), full_trace=args.trace, provenance=args.provenance), file=stdout)
     if resolution.unused_dice and not args.json:
         print(f"note: {resolution.unused_dice} scripted dice were not used", file=stderr)
     return 0
@@ -290,19 +290,19 @@ def _monte_carlo(
     return 0
 
 
-def _brief(document: dict[str, Any], call: _Call, result: Any) -> dict[str, Any]:
+def _for_people(document: dict[str, Any], call: _Call, result: Any) -> dict[str, Any]:
     """``document`` (made from ``result``, a Resolution, Sample or Distribution) for people: its inputs and
     outcomes with each record's fields at their declared defaults left out (``brief_values``); ``--json``
     prints every field."""
-    from .brief_values import brief_inputs, brief_outcome
+    from .brief_values import inputs_without_defaults, outcome_without_defaults
 
     types = call.ruleset.types
-    shown = {**document, "inputs": brief_inputs(result.inputs, types)}
+    shown = {**document, "inputs": inputs_without_defaults(result.inputs, types)}
     if "outcome" in document:
-        shown["outcome"] = brief_outcome(result.outcome, types)
+        shown["outcome"] = outcome_without_defaults(result.outcome, types)
     if "outcomes" in document:  # in the order the result holds them (most likely first)
         held = result.counts if hasattr(result, "counts") else result.outcomes
-        shown["outcomes"] = [{**entry, **brief_outcome(outcome, types)} for entry, (outcome, _) in zip(document["outcomes"], held)]
+        shown["outcomes"] = [{**entry, **outcome_without_defaults(outcome, types)} for entry, (outcome, _) in zip(document["outcomes"], held)]
     return shown
 
 
@@ -328,9 +328,9 @@ def _print_sample(call: _Call, sample: Sample, stdout: TextIO, *, as_json: bool,
     if as_json:
         print_json(document, stdout)
         return
-    listing = _brief(document, call, sample)  # too big or not as it would be printed
+    listing = _for_people(document, call, sample)  # too big or not as it would be printed
     if call.by is None and not full and listing_too_big(listing):
-        print(text_summary(_brief(sample_summary(sample, call.digits, _defaults(call)), call, sample), digits=call.digits), file=stdout)
+        print(text_summary(_for_people(sample_summary(sample, call.digits, _defaults(call)), call, sample), digits=call.digits), file=stdout)
     else:
         print(text_sample(listing, digits=call.digits), file=stdout)
 
@@ -469,9 +469,9 @@ def _print_odds(call: _Call, found: list[tuple[dict[str, str], Distribution]], o
             print(file=stdout)
         if open_names:
             print("with " + ", ".join(f"{name} = {chosen[name]}" for name in open_names) + ":", file=stdout)
-        listing = _brief(results.distribution(distribution, by=call.by, digits=call.digits), call, distribution)
+        listing = _for_people(results.distribution(distribution, by=call.by, digits=call.digits), call, distribution)
         summarised = call.by is None and not full and listing_too_big(listing)
-        shown = _brief(distribution_summary(distribution, call.digits, _defaults(call)), call, distribution) if summarised else listing
+        shown = _for_people(distribution_summary(distribution, call.digits, _defaults(call)), call, distribution) if summarised else listing
         if index:
             shown = {**shown, "inputs": {}}
         print((text_summary if summarised else text_distribution)(shown, digits=call.digits), file=stdout)

@@ -31,6 +31,7 @@ from .binding import (
     bind,
     reachable_choices,
 )
+from .brief_values import without_defaults
 from .dice import DiceScriptError
 from .errors import Diagnostic, RulesetError, RuleViolation
 from .expectations import agrees, shown
@@ -148,7 +149,7 @@ def _check_play(ruleset: CompiledRuleset, example: Example, inputs: dict, choice
             if actual is missing:
                 problems.append(example.where(f"expect.fields.{field}").diagnostic(f"outcome {play.outcome.name} has no field '{field}'"))
             elif not agrees(actual, wanted, ruleset.types):
-                problems.append(example.where(f"expect.fields.{field}").diagnostic(f"expected {field} = {shown(wanted)}, got {show(actual)}"))
+                problems.append(example.where(f"expect.fields.{field}").diagnostic(f"expected {field} = {shown(wanted)}, got {shown(without_defaults(actual, ruleset.types))}"))
     if dice is not None and play.unused_dice:
         problems.append(example.where("dice").diagnostic(f"{play.unused_dice} of the scripted dice were not used"))
     return problems

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from interpreter import load_ruleset
-from interpreter.brief_values import brief, brief_inputs
+from interpreter.brief_values import inputs_without_defaults, without_defaults
 from interpreter.cli import main
 from interpreter.values import Record
 
@@ -48,15 +48,15 @@ def test_odds_heading_of_two_equal_units(capsys: pytest.CaptureFixture[str]) -> 
     assert "units = [2 × {kind: destroyer}]" in capsys.readouterr().out
 
 
-def test_brief_leaves_out_defaults_only_of_declared_record_types() -> None:
+def test_without_defaults_leaves_out_defaults_only_of_declared_record_types() -> None:
     types = load_ruleset("eia").types
     fit = Record("ship", {"kind": "warship", "carrying": False, "value": 0, "status": "fit", "fired": False})
     sunk = Record("ship", {"kind": "warship", "carrying": False, "value": 0, "status": "sunk", "fired": False})
     # a list of columns: each ship without its defaults, the sunk one keeping its status
-    assert brief(((fit, sunk),), types) == [[{"kind": "warship"}, {"kind": "warship", "status": "sunk"}]]
+    assert without_defaults(((fit, sunk),), types) == [[{"kind": "warship"}, {"kind": "warship", "status": "sunk"}]]
     # a table's cell is no declared type: every field stays
     cell = Record("cell of t", {"hits": 0})
-    assert brief_inputs({"cell": cell, "n": 3}, types) == {"cell": {"hits": 0}, "n": 3}
+    assert inputs_without_defaults({"cell": cell, "n": 3}, types) == {"cell": {"hits": 0}, "n": 3}
 
 
 def test_outcomes_holding_ships_are_listed_briefly(capsys: pytest.CaptureFixture[str]) -> None:
