@@ -183,6 +183,7 @@ class Run:
         "int_low",
         "limits",
         "max_states",
+        "pass_memos",
         "plays",
         "projections",
         "ruleset",
@@ -208,6 +209,7 @@ class Run:
         self.plays = PlayFunctions(ruleset)
         self.projections: dict = {}  # (outcome, fields kept) -> the outcome with those fields alone (see projected)
         self.changed_records: dict = {}  # (record, field, plain value, its type) -> with_field's record (see changed_record)
+        self.pass_memos: dict = {}  # a pass's site -> {state: (accumulator number, key)} (see pass_memo)
 
     # ---- budgets ------------------------------------------------------------------
 
@@ -391,6 +393,18 @@ class Run:
         return pools.rerolled_faces(rerolled, sides, once, pos)
 
     # ---- procedures -----------------------------------------------------------------
+
+    def pass_memo(self, site: object) -> dict:
+        """Where each state went in earlier runs of the pass at ``site`` in this run (engine.frame.PassMemo):
+        {state: (accumulator number, key)}.  Per run, as its limits are (a state worked out under them);
+        forgotten all at once past PASS_MEMO_ENTRIES states (bounded memory, only slower)."""
+        memos = self.pass_memos
+        memo = memos.get(site)
+        if memo is None:
+            memo = memos[site] = {}
+        elif len(memo) > PASS_MEMO_ENTRIES:
+            memo.clear()
+        return memo
 
     def _call_memo(self) -> dict:
         """The memo of resolved procedures: the ruleset's own (kept from one call to the next), else one of this run's."""
@@ -626,6 +640,8 @@ def _function_run(name: str) -> Callable[..., Any]:
 _with_field = _function_run("with_field")
 # Plain field values whose with_field results a play remembers (equal values of one type are interchangeable).
 _PLAIN_FIELD_VALUES = frozenset((int, bool, str))
+# States a memoised pass remembers per run, at most (Run.pass_memo), then forgotten all at once.
+PASS_MEMO_ENTRIES = 1 << 17
 # Remembered with_field results per run, at most (then forgotten all at once: bounded memory, only slower).
 CHANGED_RECORDS = 4096
 

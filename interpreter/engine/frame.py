@@ -91,20 +91,45 @@ class Targets:
         self.counted = False
 
 
+class PassMemo:
+    """A pass whose states each go to one place the state alone decides (no dice, no input read): the run
+    keeps, per state, where it went (``name`` in the generated code, ``Run.pass_memo``), and a state met in
+    an earlier run of the pass goes there again without its statements.  ``targets``: the accumulators
+    its paths write to (``N``, ``f``, ``x``), each with its number in the kept entries (MEMO_TARGETS)."""
+
+    __slots__ = ("name", "targets")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.targets: set[str] = set()
+
+    def keep(self, into: str) -> str:
+        """The line that keeps where the state ``st`` went (its key ``k`` in accumulator ``into``)."""
+        self.targets.add(into)
+        return f"{self.name}[st] = ({MEMO_TARGETS.index(into)}, k)"
+
+
+# The accumulators a memoised pass's state may go to, numbered in the kept entries: the next pass's
+# states, the finished outcomes, the states leaving the loop.
+MEMO_TARGETS = ("N", "f", "x")
+
+
 @dataclass(frozen=True)
 class Frame:
     """How the statements of a pass end, for one state: ``weight`` the state's weight (source),
     ``exit_layout`` the states after the pass, ``loop`` the loop a `break` leaves,
-    ``epilogue`` the next round's state when the pass ends a loop round."""
+    ``epilogue`` the next round's state when the pass ends a loop round; ``memo``: where the pass
+    keeps each state's place, if it does (see PassMemo)."""
 
     weight: str
     exit_layout: Layout
     loop: LoopExit | None
     epilogue: Epilogue | None
     targets: Targets
+    memo: PassMemo | None = None
 
     def with_weight(self, weight: str) -> Frame:
-        return Frame(weight, self.exit_layout, self.loop, self.epilogue, self.targets)
+        return Frame(weight, self.exit_layout, self.loop, self.epilogue, self.targets, self.memo)
 
 
 @dataclass(frozen=True)
