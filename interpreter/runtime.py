@@ -394,16 +394,39 @@ class Run:
 
     # ---- procedures -----------------------------------------------------------------
 
-    def pass_memo(self, site: object) -> dict:
+    def pass_memo(self, site: object, states: int, *given: Any) -> dict | None:
         """Where each state went in earlier runs of the pass at ``site`` in this run (engine.frame.PassMemo):
-        {state: (accumulator number, key)}.  Per run, as its limits are (a state worked out under them);
-        forgotten all at once past PASS_MEMO_ENTRIES states (bounded memory, only slower)."""
+        {state: (accumulator number, key)}, one memo per value of ``given``, the inputs the pass reads; None
+        when the pass keeps none.  ``states``: how many states this run of the pass looks up.
+
+        Per run, as its limits are (a state worked out under them).  Inputs are told apart by exact type
+        as well (1 and True are equal keys); a pass given a list (hashed item by item, and [1] equals
+        [True]) or a number of another type keeps none.  A memo that found fewer than one state in eight it
+        was asked for, once asked for MEMO_TRIAL states, is dropped (its pass keeps none for the rest of the
+        run): a state met again saves its statements, several times what a lookup and an entry cost, but
+        eia's columns_act meets only 3% of the states of the pass after column_action again.  Bounded memory: a memo forgets its states past PASS_MEMO_ENTRIES, the run all
+        its memos past PASS_MEMOS of them."""
+        if given:
+            kinds = tuple(map(type, given))
+            if not _MEMO_KEY_KINDS.issuperset(kinds):
+                return None
+            site = (site, given, kinds)
         memos = self.pass_memos
-        memo = memos.get(site)
+        entry = memos.get(site)
+        if entry is None:
+            if len(memos) >= PASS_MEMOS:
+                memos.clear()
+            entry = memos[site] = [{}, 0]
+        memo = entry[0]
         if memo is None:
-            memo = memos[site] = {}
-        elif len(memo) > PASS_MEMO_ENTRIES:
+            return None
+        asked = entry[1] = entry[1] + states
+        if asked > MEMO_TRIAL and 8 * len(memo) > 7 * asked:
+            entry[0] = None  # nearly every state was new: not worth keeping
+            return None
+        if len(memo) > PASS_MEMO_ENTRIES:
             memo.clear()
+            entry[1] = 0
         return memo
 
     def _call_memo(self) -> dict:
@@ -640,8 +663,14 @@ def _function_run(name: str) -> Callable[..., Any]:
 _with_field = _function_run("with_field")
 # Plain field values whose with_field results a play remembers (equal values of one type are interchangeable).
 _PLAIN_FIELD_VALUES = frozenset((int, bool, str))
-# States a memoised pass remembers per run, at most (Run.pass_memo), then forgotten all at once.
-PASS_MEMO_ENTRIES = 1 << 17
+# States a memoised pass remembers per run, at most (Run.pass_memo), then forgotten all at once; and the
+# memos a run keeps (one per pass and value of the inputs it reads).
+PASS_MEMO_ENTRIES = 1 << 16
+PASS_MEMOS = 256
+# States a pass's memo is asked for before it is judged (Run.pass_memo): kept when it found one in eight.
+MEMO_TRIAL = 8192
+# Kinds of input a pass's memo is kept by: equal only when the same (with the type in the key), hashed in one step.
+_MEMO_KEY_KINDS = frozenset((int, bool, str, Record, OutcomeValue))
 # Remembered with_field results per run, at most (then forgotten all at once: bounded memory, only slower).
 CHANGED_RECORDS = 4096
 

@@ -6,7 +6,7 @@ calls it once per round number with the same columns: the same outcomes came bac
 again in every round.  A pass that rolls nothing and reads no input now keeps, per run, where each
 state went (``engine.frame.PassMemo``, ``Run.pass_memo``); a state met again goes there without its
 statements.  What must not change: the odds (counted by hand below; the reference evaluator agrees),
-and a pass that reads an input must not be remembered (its states go elsewhere when the input differs).
+and a pass that reads an input is remembered per value of it (its states go elsewhere when it differs).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from conftest import load_in, procedure
 from interpreter import odds
 from interpreter.engine import procedure_source
 from interpreter.errors import WartableError
+from interpreter.limits import Limits
+from interpreter.runtime import MEMO_TRIAL, Run
 
 ENGINES = ("compiled", "reference")
 
@@ -29,8 +31,8 @@ PROCEDURES = {
         end
         outcome tails(n = 2)
     """),
-    # Two passes after calls: the first reads `c` and constants alone (remembered), the second reads the
-    # input `bump` too (not remembered: the same state goes elsewhere for another bump).
+    # Two passes after calls: the first reads `c` and constants alone (one memo), the second reads the
+    # input `bump` too (a memo per bump: the same state goes elsewhere for another bump).
     "step": procedure("""
         let c = resolve coin()
         let twice = sum(x for x in [c.n, c.n])
@@ -57,14 +59,17 @@ def rules(tmp_path_factory):
     return load_in(tmp_path_factory.mktemp("pass_memo"), PROCEDURES)
 
 
-def test_only_the_pass_that_reads_no_input_is_remembered(rules):
+def test_a_pass_is_remembered_per_value_of_the_inputs_it_reads(rules):
     source = procedure_source(rules, "step", "exact")
-    assert source.count("rt.pass_memo(") == 1
-    # the pass of `twice` (its ruleset line follows as a comment) keeps one; the one reading `bump`, after the
-    # second call, none
-    remembered = source[source.index("rt.pass_memo("):]
-    assert "let twice = sum(x for x in [c.n, c.n])" in remembered[: remembered.index("let d = resolve coin()")]
-    assert "pass_memo" not in source[source.index("outcome s(total = "):]
+    assert source.count("rt.pass_memo(") == 2
+    # the pass of `twice` (its ruleset line follows as a comment) reads no input: one memo for the run
+    first = source[source.index("rt.pass_memo("):]
+    assert first.startswith("rt.pass_memo(site") and first[: first.index("\n")].endswith(", len(D))")
+    assert "let twice = sum(x for x in [c.n, c.n])" in first[: first.index("let d = resolve coin()")]
+    # the one after the second call reads `bump`: a memo per value of it
+    second = source[source.rindex("rt.pass_memo("):]
+    assert second[: second.index("\n")].endswith(", len(D), i0)")
+    assert "outcome s(total = " in second
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -72,7 +77,7 @@ def test_odds_are_unchanged_and_an_input_read_after_is_not_remembered(rules, eng
     # coin: n = 1 or 2, 1/2 each.  step(bump) = 2*c + d + bump with c, d independent coins:
     # 3 (c=1, d=1), 4 (1, 2), 5 (2, 1), 6 (2, 2), 1/4 each, plus bump.  both: step(0) and step(10)
     # independent, so each (a, b) with a in 3..6 and b in 13..16 has 1/16.  (Were the pass reading
-    # bump remembered, step(10)'s states would go where step(0)'s went: b in 3..6.)
+    # bump remembered whatever bump, step(10)'s states would go where step(0)'s went: b in 3..6.)
     dist = odds(rules, "both", engine=engine)
     got = {(outcome.fields["a"], outcome.fields["b"]): p for outcome, p in dist.outcomes}
     assert got == {(a, b): Fraction(1, 16) for a in range(3, 7) for b in range(13, 17)}
@@ -97,3 +102,30 @@ def test_an_error_in_a_remembered_pass_is_raised_as_the_evaluator_raises_it(rule
     assert "index 3 is outside the list (1 to 2)" in messages[0]
     assert messages[0] == messages[1] == messages[2]
     assert "rt.pass_memo(" in procedure_source(rules, "failing", "exact")
+
+
+def test_the_run_keeps_a_memo_per_input_value_and_type_and_none_for_a_list(rules):
+    run = Run(rules.compiled, Limits())
+    site = object()
+    one = run.pass_memo(site, 1, 1)
+    assert one is not None and run.pass_memo(site, 1, 1) is one
+    assert run.pass_memo(site, 1, True) is not one  # 1 == True, but a state may go elsewhere for each
+    assert run.pass_memo(site, 1, 2) is not one
+    assert run.pass_memo(site, 1, (1, 2)) is None  # a list: hashed item by item, and [1] == [True]
+
+
+def test_a_memo_that_finds_almost_nothing_is_dropped_for_the_run(rules):
+    run = Run(rules.compiled, Limits())
+    kept, dropped = object(), object()
+    assert MEMO_TRIAL == 8 * 1024
+    for site, found in ((kept, 1), (dropped, 8)):
+        # each run of the pass asks for 1,024 states: 8 runs ask for MEMO_TRIAL (8,192), the ninth passes it
+        # (9,216).  `kept` met all but 1,024 of them again (its memo holds 1,024 states); `dropped` met none
+        # again (8,192 states kept): 8 * 8,192 = 65,536 > 7 * 9,216 = 64,512, fewer than 1 in 8 found
+        memo = run.pass_memo(site, 1024)
+        memo.update((n, (0, n)) for n in range(found * 1024))
+        for _ in range(7):
+            assert run.pass_memo(site, 1024) is memo
+    assert run.pass_memo(kept, 1024) is not None
+    assert run.pass_memo(dropped, 1024) is None
+    assert run.pass_memo(dropped, 1) is None  # for the rest of the run

@@ -200,9 +200,12 @@ class ExactWriter:
         w.line(f"{budget}.charge(len(D) * ({cost} * ({STATEMENT_WORK} + (d.bit_length() >> 10) + {budget}.big_state){faces_work}), {pos})")
         w.line("N = {}")
         memo = None
-        if not rolls and _memoisable(seg):
+        read = None if rolls else _memo_inputs(seg)
+        if read is not None:
             name = self.module.name("PM")
-            w.line(f"{name} = rt.pass_memo({self.module.ref(object(), 'site')})")
+            site = self.module.ref(object(), "site")
+            given = "".join(f", {self.c.input_local(w, input_name)}" for input_name in read)
+            w.line(f"{name} = rt.pass_memo({site}, len(D){given})")
             memo = PassMemo(name)
         targets = self._each_state(w, seg, dice, "for st, w in D.items():", memo)
         out_denom = "d" if dice.total == 1 else f"d * {dice.total}"
@@ -234,8 +237,7 @@ class ExactWriter:
         with w.block(header):
             weight = "w" if dice.total == 1 else f"w * {dice.total}"
             if memo is not None:
-                w.line(f"r = {memo.name}.get(st)")
-                with w.block("if r is not None:"):
+                with w.block(f"if {memo.name} is not None and (r := {memo.name}.get(st)) is not None:"):
                     w.line("k = r[1]")
                     dispatch = w.reserve()
                     w.line("continue")
@@ -403,24 +405,32 @@ def _leave(w: CodeWriter, into: str, key: str, frame: Frame) -> bool:
 
 # Kinds of expression whose value costs more than looking a state up in a pass's memo (see _memoisable).
 _MEMO_WORTHY = (ir.Aggregate, ir.CallFunction, ir.Lookup, ir.ModifierSum, ir.ListOf, ir.Range)
+# and fields or items read, from this many on (eia battle_round's outcome reads ten fields of columns_act's)
+_MEMO_WORTHY_READS = 4
 
 
-def _memoisable(seg: Segment) -> bool:
-    """Whether a pass is worth a memo of where each state goes (PassMemo): its statements read the state
-    and constants alone (no input, no choice: a memo entry holds for every run of the pass, whatever the
-    procedure was given), roll nothing, and work out something costlier than a lookup (an aggregate, a
-    function, a table): eia's battle_round counts the ships afloat in each outcome of columns_act, and the
-    same outcomes come back in every round number.  Not a loop round's first or last pass (its head check
-    and the next round's state), nor the procedure's single pass (one state, run once)."""
+def _memo_inputs(seg: Segment) -> tuple[str, ...] | None:
+    """The inputs (and choices) a pass reads, by name, when it is worth a memo of where each state goes
+    (PassMemo), else None.  Worth it: its statements roll nothing and work out something costlier than a
+    lookup (an aggregate, a function, a table): eia's battle_round counts the ships afloat in each outcome
+    of columns_act, and the same outcomes come back in every round number.  The memo is kept per value of
+    the inputs read (Run.pass_memo): a state goes elsewhere when they differ.  Not a loop round's first or
+    last pass (its head check and the next round's state), nor the procedure's single pass (one state, run
+    once)."""
     if seg.entry or seg.prologue is not None or seg.epilogue is not None or not seg.layout or not seg.statements:
-        return False
+        return None
     worthy = False
+    reads = 0
+    read: set[str] = set()
     for node in ir.walk(*seg.statements):
         kind = type(node)
-        if kind is ir.InputRef or kind is ir.Roll:
-            return False
+        if kind is ir.Roll:
+            return None
+        if kind is ir.InputRef:
+            read.add(node.name)
         worthy = worthy or kind in _MEMO_WORTHY
-    return worthy
+        reads += kind is ir.Field or kind is ir.Index
+    return tuple(sorted(read)) if worthy or reads >= _MEMO_WORTHY_READS else None
 
 
 def _memo_dispatch(place: Any, memo: PassMemo, weight: str) -> None:

@@ -106,7 +106,7 @@ class PassMemo:
     def keep(self, into: str) -> str:
         """The line that keeps where the state ``st`` went (its key ``k`` in accumulator ``into``)."""
         self.targets.add(into)
-        return f"{self.name}[st] = ({MEMO_TARGETS.index(into)}, k)"
+        return f"if {self.name} is not None: {self.name}[st] = ({MEMO_TARGETS.index(into)}, k)"
 
 
 # The accumulators a memoised pass's state may go to, numbered in the kept entries: the next pass's
