@@ -400,33 +400,39 @@ class Run:
         when the pass keeps none.  ``states``: how many states this run of the pass looks up.
 
         Per run, as its limits are (a state worked out under them).  Inputs are told apart by exact type
-        as well (1 and True are equal keys); a pass given a list (hashed item by item, and [1] equals
-        [True]) or a number of another type keeps none.  A memo that found fewer than one state in eight it
-        was asked for, once asked for MEMO_TRIAL states, is dropped (its pass keeps none for the rest of the
-        run): a state met again saves its statements, several times what a lookup and an entry cost, but
-        eia's columns_act meets only 3% of the states of the pass after column_action again.  Bounded memory: a memo forgets its states past PASS_MEMO_ENTRIES, the run all
-        its memos past PASS_MEMOS of them."""
+        as well (1 and True are equal keys; _memo_shape); a pass given a list of plain values keeps none.
+        Every MEMO_TRIAL states a site was asked for, its memos are weighed: dropped for the rest of the
+        run (the pass keeps none) when they found fewer than one state in eight of those, for a state met again
+        saves its statements, several times what a lookup and an entry cost, but eia's columns_act meets
+        only 3% of the states of the pass after column_action again; forgotten (bounded memory) when they
+        hold more than PASS_MEMO_ENTRIES states."""
+        kinds: Any = ()
         if given:
-            kinds = tuple(map(type, given))
-            if not _MEMO_KEY_KINDS.issuperset(kinds):
+            kinds = _memo_shape(given)
+            if kinds is None:
                 return None
-            site = (site, given, kinds)
-        memos = self.pass_memos
-        entry = memos.get(site)
+        entry = self.pass_memos.get(site)
         if entry is None:
-            if len(memos) >= PASS_MEMOS:
+            # its memos by inputs; the states asked for since the last weighing, and how many they held then
+            entry = self.pass_memos[site] = [{}, 0, 0]
+        memos = entry[0]
+        if memos is None:
+            return None
+        asked = entry[1]
+        if asked >= MEMO_TRIAL:
+            kept = sum(map(len, memos.values()))
+            if 8 * (kept - entry[2]) > 7 * asked:
+                entry[0] = None  # nearly every state asked for since the last weighing was new: not worth keeping
+                return None
+            if kept > PASS_MEMO_ENTRIES:
                 memos.clear()
-            entry = memos[site] = [{}, 0]
-        memo = entry[0]
+                kept = 0
+            asked, entry[2] = 0, kept
+        entry[1] = asked + states
+        key = (given, kinds)
+        memo = memos.get(key)
         if memo is None:
-            return None
-        asked = entry[1] = entry[1] + states
-        if asked > MEMO_TRIAL and 8 * len(memo) > 7 * asked:
-            entry[0] = None  # nearly every state was new: not worth keeping
-            return None
-        if len(memo) > PASS_MEMO_ENTRIES:
-            memo.clear()
-            entry[1] = 0
+            memo = memos[key] = {}
         return memo
 
     def _call_memo(self) -> dict:
@@ -663,16 +669,32 @@ def _function_run(name: str) -> Callable[..., Any]:
 _with_field = _function_run("with_field")
 # Plain field values whose with_field results a play remembers (equal values of one type are interchangeable).
 _PLAIN_FIELD_VALUES = frozenset((int, bool, str))
-# States a memoised pass remembers per run, at most (Run.pass_memo), then forgotten all at once; and the
-# memos a run keeps (one per pass and value of the inputs it reads).
-PASS_MEMO_ENTRIES = 1 << 16
-PASS_MEMOS = 256
-# States a pass's memo is asked for before it is judged (Run.pass_memo): kept when it found one in eight.
+# States a pass's memos are asked for between two weighings (Run.pass_memo): kept when they found one in
+# eight, forgotten all at once past PASS_MEMO_ENTRIES states.
 MEMO_TRIAL = 8192
-# Kinds of input a pass's memo is kept by: equal only when the same (with the type in the key), hashed in one step.
-_MEMO_KEY_KINDS = frozenset((int, bool, str, Record, OutcomeValue))
+PASS_MEMO_ENTRIES = 1 << 16
 # Remembered with_field results per run, at most (then forgotten all at once: bounded memory, only slower).
 CHANGED_RECORDS = 4096
+# Kinds of input a pass's memo is kept by: equal only when the same (with the type in the key), hashed in one step.
+_MEMO_KEY_KINDS = frozenset((int, bool, str, Record, OutcomeValue))
+_IDENTICAL_ITEMS = frozenset((str, Record, OutcomeValue))
+
+
+def _memo_shape(given: tuple) -> tuple | None:
+    """The exact types of the inputs a pass reads, for its memo's key (1 and True are equal keys, but a
+    state may go elsewhere for each); None for a list of plain values ([1] equals [True])."""
+    kinds = tuple(map(type, given))
+    if _MEMO_KEY_KINDS.issuperset(kinds):
+        return kinds
+    identical = _IDENTICAL_ITEMS.issuperset
+    for value, kind in zip(given, kinds):
+        if kind is tuple:
+            # a list of records, outcomes or text, or of such lists (a side's columns): equal only when the same
+            if not identical(map(type, value)) and not all(type(item) is tuple and identical(map(type, item)) for item in value):
+                return None
+        elif kind not in _MEMO_KEY_KINDS:
+            return None
+    return kinds
 
 
 def changed_record(rt: Run, pos: Pos, record: Any, name: str, value: Any) -> Any:

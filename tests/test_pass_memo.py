@@ -21,6 +21,7 @@ from interpreter.engine import procedure_source
 from interpreter.errors import WartableError
 from interpreter.limits import Limits
 from interpreter.runtime import MEMO_TRIAL, Run
+from interpreter.values import Record
 
 ENGINES = ("compiled", "reference")
 
@@ -111,7 +112,12 @@ def test_the_run_keeps_a_memo_per_input_value_and_type_and_none_for_a_list(rules
     assert one is not None and run.pass_memo(site, 1, 1) is one
     assert run.pass_memo(site, 1, True) is not one  # 1 == True, but a state may go elsewhere for each
     assert run.pass_memo(site, 1, 2) is not one
-    assert run.pass_memo(site, 1, (1, 2)) is None  # a list: hashed item by item, and [1] == [True]
+    assert run.pass_memo(site, 1, (1, 2)) is None  # a list of numbers: [1] == [True]
+    # a list of records or text, or of such lists (a side's columns), is equal only to the same items
+    ship = Record("ship", {"kind": "warship"})
+    columns = run.pass_memo(site, 1, ((ship,), (ship, ship)), ("a",))
+    assert columns is not None and run.pass_memo(site, 1, ((ship,), (ship, ship)), ("a",)) is columns
+    assert run.pass_memo(site, 1, ((ship,), (ship, 1))) is None
 
 
 def test_a_memo_that_finds_almost_nothing_is_dropped_for_the_run(rules):
@@ -119,9 +125,9 @@ def test_a_memo_that_finds_almost_nothing_is_dropped_for_the_run(rules):
     kept, dropped = object(), object()
     assert MEMO_TRIAL == 8 * 1024
     for site, found in ((kept, 1), (dropped, 8)):
-        # each run of the pass asks for 1,024 states: 8 runs ask for MEMO_TRIAL (8,192), the ninth passes it
-        # (9,216).  `kept` met all but 1,024 of them again (its memo holds 1,024 states); `dropped` met none
-        # again (8,192 states kept): 8 * 8,192 = 65,536 > 7 * 9,216 = 64,512, fewer than 1 in 8 found
+        # each run of the pass asks for 1,024 states: 8 runs ask for MEMO_TRIAL (8,192), and the ninth weighs
+        # them.  `kept` met all but 1,024 of them again (its memo holds 1,024 states); `dropped` met none
+        # again (8,192 states kept): 8 * 8,192 > 7 * 8,192, fewer than 1 in 8 found
         memo = run.pass_memo(site, 1024)
         memo.update((n, (0, n)) for n in range(found * 1024))
         for _ in range(7):
