@@ -46,6 +46,24 @@ PROCEDURES = {
         let b = resolve step(bump = 10)
         outcome o(a = a.total, b = b.total)
     """),
+    "tally": procedure("""
+        if 1d2 == 1 then
+          outcome t(v = n + extra)
+        end
+        outcome t(v = 10 * n + extra)
+    """, inputs="{n: {type: int}, extra: {type: int, default: 0}}"),
+    # a call whose arguments are worked out from the state (an aggregate) and an input: its result for a
+    # state is remembered per value of the input
+    "spreads": procedure("""
+        let c = resolve coin()
+        let r = resolve tally(n = sum(x for x in [c.n, c.n]), extra = bump)
+        outcome o(v = r.v)
+    """, inputs="{bump: {type: int, default: 0}}"),
+    "both_spreads": procedure("""
+        let a = resolve spreads(bump = 0)
+        let b = resolve spreads(bump = 100)
+        outcome o(a = a.v, b = b.v)
+    """),
     # the remembered pass's error: raised for the state that reaches it, in every run of the pass
     "failing": procedure("""
         let c = resolve coin()
@@ -135,3 +153,21 @@ def test_a_memo_that_finds_almost_nothing_is_dropped_for_the_run(rules):
     assert run.pass_memo(kept, 1024) is not None
     assert run.pass_memo(dropped, 1024) is None
     assert run.pass_memo(dropped, 1) is None  # for the rest of the run
+
+
+def test_a_call_whose_arguments_are_worked_out_from_the_state_remembers_its_results_per_input(rules):
+    source = procedure_source(rules, "spreads", "exact")
+    memo = source[source.index("rt.pass_memo("):]
+    assert memo[: memo.index("\n")].endswith(", len(D), i0)")  # by bump
+    assert "PM" in memo and ".get(st)) is None:" in memo and "= (vals, T)" in memo
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_remembered_results_of_a_call_give_the_same_odds(rules, engine):
+    # coin n = 1 or 2 (1/2 each): tally's n = 2n = 2 or 4; tally gives n + extra or 10 n + extra (1/2 each).
+    # spreads(bump): 2, 20, 4, 40 plus bump, 1/4 each; both_spreads: (a, b) with a in {2, 20, 4, 40} and
+    # b in {102, 120, 104, 140}, independent: 1/16 each.  (Were the results remembered whatever bump, the
+    # second call's would be the first's: b in {2, 20, 4, 40}.)
+    dist = odds(rules, "both_spreads", engine=engine)
+    got = {(outcome.fields["a"], outcome.fields["b"]): p for outcome, p in dist.outcomes}
+    assert got == {(a, b + 100): Fraction(1, 16) for a in (2, 20, 4, 40) for b in (2, 20, 4, 40)}

@@ -41,6 +41,7 @@ from .frame import (
     Targets,
     layout_of,
     literal_dice,
+    memo_reads,
     state_key,
     unpack,
 )
@@ -403,34 +404,15 @@ def _leave(w: CodeWriter, into: str, key: str, frame: Frame) -> bool:
     return True
 
 
-# Kinds of expression whose value costs more than looking a state up in a pass's memo (see _memoisable).
-_MEMO_WORTHY = (ir.Aggregate, ir.CallFunction, ir.Lookup, ir.ModifierSum, ir.ListOf, ir.Range)
-# and fields or items read, from this many on (eia battle_round's outcome reads ten fields of columns_act's)
-_MEMO_WORTHY_READS = 4
-
-
 def _memo_inputs(seg: Segment) -> tuple[str, ...] | None:
     """The inputs (and choices) a pass reads, by name, when it is worth a memo of where each state goes
-    (PassMemo), else None.  Worth it: its statements roll nothing and work out something costlier than a
-    lookup (an aggregate, a function, a table): eia's battle_round counts the ships afloat in each outcome
-    of columns_act, and the same outcomes come back in every round number.  The memo is kept per value of
-    the inputs read (Run.pass_memo): a state goes elsewhere when they differ.  Not a loop round's first or
-    last pass (its head check and the next round's state), nor the procedure's single pass (one state, run
+    (PassMemo, memo_reads), else None: eia's battle_round counts the ships afloat in each outcome of
+    columns_act, and the same outcomes come back in every round number.  Not a loop round's first or last
+    pass (its head check and the next round's state), nor the procedure's single pass (one state, run
     once)."""
     if seg.entry or seg.prologue is not None or seg.epilogue is not None or not seg.layout or not seg.statements:
         return None
-    worthy = False
-    reads = 0
-    read: set[str] = set()
-    for node in ir.walk(*seg.statements):
-        kind = type(node)
-        if kind is ir.Roll:
-            return None
-        if kind is ir.InputRef:
-            read.add(node.name)
-        worthy = worthy or kind in _MEMO_WORTHY
-        reads += kind is ir.Field or kind is ir.Index
-    return tuple(sorted(read)) if worthy or reads >= _MEMO_WORTHY_READS else None
+    return memo_reads(seg.statements)
 
 
 def _memo_dispatch(place: Any, memo: PassMemo, weight: str) -> None:

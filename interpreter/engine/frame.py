@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import ir
+
 if TYPE_CHECKING:  # pragma: no cover - types only
     from ..errors import Pos
     from .writer import CodeWriter
@@ -107,6 +109,31 @@ class PassMemo:
         """The line that keeps where the state ``st`` went (its key ``k`` in accumulator ``into``)."""
         self.targets.add(into)
         return f"if {self.name} is not None: {self.name}[st] = ({MEMO_TARGETS.index(into)}, k)"
+
+
+# Kinds of expression whose value costs more than looking a state up in a memo (see memo_reads).
+_MEMO_WORTHY = (ir.Aggregate, ir.CallFunction, ir.Lookup, ir.ModifierSum, ir.ListOf, ir.Range)
+# and fields or items read, from this many on (eia battle_round's outcome reads ten fields of columns_act's)
+_MEMO_WORTHY_READS = 4
+
+
+def memo_reads(nodes: Sequence[Any]) -> tuple[str, ...] | None:
+    """The inputs (and choices) ``nodes`` read, by name, when what they work out for a state is worth
+    remembering by the state (PassMemo; a call's arguments, ExactCompound): they roll nothing and work out
+    something costlier than a lookup (an aggregate, a function, a table, four or more field or item
+    reads); else None.  The memo is kept per value of those inputs (Run.pass_memo)."""
+    worthy = False
+    reads = 0
+    read: set[str] = set()
+    for node in ir.walk(*nodes):
+        kind = type(node)
+        if kind is ir.Roll:
+            return None
+        if kind is ir.InputRef:
+            read.add(node.name)
+        worthy = worthy or kind in _MEMO_WORTHY
+        reads += kind is ir.Field or kind is ir.Index
+    return tuple(sorted(read)) if worthy or reads >= _MEMO_WORTHY_READS else None
 
 
 # The accumulators a memoised pass's state may go to, numbered in the kept entries: the next pass's
