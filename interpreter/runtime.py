@@ -183,6 +183,7 @@ class Run:
         "int_low",
         "limits",
         "max_states",
+        "pass_memos",
         "plays",
         "projections",
         "ruleset",
@@ -208,6 +209,7 @@ class Run:
         self.plays = PlayFunctions(ruleset)
         self.projections: dict = {}  # (outcome, fields kept) -> the outcome with those fields alone (see projected)
         self.changed_records: dict = {}  # (record, field, plain value, its type) -> with_field's record (see changed_record)
+        self.pass_memos: dict = {}  # a pass's site -> {state: (accumulator number, key)} (see pass_memo)
 
     # ---- budgets ------------------------------------------------------------------
 
@@ -391,6 +393,47 @@ class Run:
         return pools.rerolled_faces(rerolled, sides, once, pos)
 
     # ---- procedures -----------------------------------------------------------------
+
+    def pass_memo(self, site: object, states: int, *given: Any) -> dict | None:
+        """Where each state went in earlier runs of the pass at ``site`` in this run (engine.frame.PassMemo):
+        {state: (accumulator number, key)}, one memo per value of ``given``, the inputs the pass reads; None
+        when the pass keeps none.  ``states``: how many states this run of the pass looks up.
+
+        Per run, as its limits are (a state worked out under them).  Inputs are told apart by exact type
+        as well (1 and True are equal keys; _memo_shape); a pass given a list of plain values keeps none.
+        Every MEMO_TRIAL states a site was asked for, its memos are weighed: dropped for the rest of the
+        run (the pass keeps none) when they found fewer than one state in eight of those, for a state met again
+        saves its statements, several times what a lookup and an entry cost, but eia's columns_act meets
+        only 3% of the states of the pass after column_action again; forgotten (bounded memory) when they
+        hold more than PASS_MEMO_ENTRIES states."""
+        kinds: Any = ()
+        if given:
+            kinds = _memo_shape(given)
+            if kinds is None:
+                return None
+        entry = self.pass_memos.get(site)
+        if entry is None:
+            # its memos by inputs; the states asked for since the last weighing, and how many they held then
+            entry = self.pass_memos[site] = [{}, 0, 0]
+        memos = entry[0]
+        if memos is None:
+            return None
+        asked = entry[1]
+        if asked >= MEMO_TRIAL:
+            kept = sum(map(len, memos.values()))
+            if 8 * (kept - entry[2]) > 7 * asked:
+                entry[0] = None  # nearly every state asked for since the last weighing was new: not worth keeping
+                return None
+            if kept > PASS_MEMO_ENTRIES:
+                memos.clear()
+                kept = 0
+            asked, entry[2] = 0, kept
+        entry[1] = asked + states
+        key = (given, kinds)
+        memo = memos.get(key)
+        if memo is None:
+            memo = memos[key] = {}
+        return memo
 
     def _call_memo(self) -> dict:
         """The memo of resolved procedures: the ruleset's own (kept from one call to the next), else one of this run's."""
@@ -626,8 +669,32 @@ def _function_run(name: str) -> Callable[..., Any]:
 _with_field = _function_run("with_field")
 # Plain field values whose with_field results a play remembers (equal values of one type are interchangeable).
 _PLAIN_FIELD_VALUES = frozenset((int, bool, str))
+# States a pass's memos are asked for between two weighings (Run.pass_memo): kept when they found one in
+# eight, forgotten all at once past PASS_MEMO_ENTRIES states.
+MEMO_TRIAL = 8192
+PASS_MEMO_ENTRIES = 1 << 16
 # Remembered with_field results per run, at most (then forgotten all at once: bounded memory, only slower).
 CHANGED_RECORDS = 4096
+# Kinds of input a pass's memo is kept by: equal only when the same (with the type in the key), hashed in one step.
+_MEMO_KEY_KINDS = frozenset((int, bool, str, Record, OutcomeValue))
+_IDENTICAL_ITEMS = frozenset((str, Record, OutcomeValue))
+
+
+def _memo_shape(given: tuple) -> tuple | None:
+    """The exact types of the inputs a pass reads, for its memo's key (1 and True are equal keys, but a
+    state may go elsewhere for each); None for a list of plain values ([1] equals [True])."""
+    kinds = tuple(map(type, given))
+    if _MEMO_KEY_KINDS.issuperset(kinds):
+        return kinds
+    identical = _IDENTICAL_ITEMS.issuperset
+    for value, kind in zip(given, kinds):
+        if kind is tuple:
+            # a list of records, outcomes or text, or of such lists (a side's columns): equal only when the same
+            if not identical(map(type, value)) and not all(type(item) is tuple and identical(map(type, item)) for item in value):
+                return None
+        elif kind not in _MEMO_KEY_KINDS:
+            return None
+    return kinds
 
 
 def changed_record(rt: Run, pos: Pos, record: Any, name: str, value: Any) -> Any:

@@ -30,15 +30,18 @@ from .folding import (
     roll_checks,
 )
 from .frame import (
+    MEMO_TARGETS,
     Dice,
     Frame,
     Layout,
     LoopExit,
     LoopRound,
+    PassMemo,
     Segment,
     Targets,
     layout_of,
     literal_dice,
+    memo_reads,
     state_key,
     unpack,
 )
@@ -197,7 +200,15 @@ class ExactWriter:
         budget = self.c.budget(w)  # a state holding a big list is hashed item by item (Budget.big_state)
         w.line(f"{budget}.charge(len(D) * ({cost} * ({STATEMENT_WORK} + (d.bit_length() >> 10) + {budget}.big_state){faces_work}), {pos})")
         w.line("N = {}")
-        targets = self._each_state(w, seg, dice, "for st, w in D.items():")
+        memo = None
+        read = None if rolls else _memo_inputs(seg)
+        if read is not None:
+            name = self.module.name("PM")
+            site = self.module.ref(object(), "site")
+            given = "".join(f", {self.c.input_local(w, input_name)}" for input_name in read)
+            w.line(f"{name} = rt.pass_memo({site}, len(D){given})")
+            memo = PassMemo(name)
+        targets = self._each_state(w, seg, dice, "for st, w in D.items():", memo)
         out_denom = "d" if dice.total == 1 else f"d * {dice.total}"
         if targets.finished:
             w.line(f"if f: FIN.absorb(f, {out_denom})")
@@ -215,8 +226,9 @@ class ExactWriter:
         w.line(f"{budget}.charge({charge}, {pos})")
         w.line(f"return f, {dice.total}")
 
-    def _each_state(self, w: CodeWriter, seg: Segment, dice: Dice, header: str) -> Targets:
-        """The loop over states (``header``) running the pass's statements; the accumulators it used, set up before it."""
+    def _each_state(self, w: CodeWriter, seg: Segment, dice: Dice, header: str, memo: PassMemo | None = None) -> Targets:
+        """The loop over states (``header``) running the pass's statements; the accumulators it used, set up before it.
+        With ``memo``, a state the run met in this pass before goes where it went then (see PassMemo)."""
         targets = Targets()
         accumulators = w.reserve()
         # values that read only inputs and constants are the same for every state: worked out once a pass, on
@@ -224,15 +236,22 @@ class ExactWriter:
         hoist: dict[Any, str] = {}
         expressions = Expressions(self.c, w) if seg.entry else Expressions(self.c, w, hoist, _NOTHING_STABLE, hoist_aggregates=True)
         with w.block(header):
+            weight = "w" if dice.total == 1 else f"w * {dice.total}"
+            if memo is not None:
+                with w.block(f"if {memo.name} is not None and (r := {memo.name}.get(st)) is not None:"):
+                    w.line("k = r[1]")
+                    dispatch = w.reserve()
+                    w.line("continue")
             unpacked = unpack(seg.layout, "st")
             if unpacked and not seg.entry:
                 w.line(unpacked)
-            weight = "w" if dice.total == 1 else f"w * {dice.total}"
-            frame = Frame(weight, seg.exit_layout, seg.loop, seg.epilogue, targets)
+            frame = Frame(weight, seg.exit_layout, seg.loop, seg.epilogue, targets, memo)
             if seg.prologue is not None:
                 seg.prologue.emit(w, frame)
             if not self.statements(w, seg.statements, expressions, frame, dice):
                 self.fallthrough(w, frame)
+        if memo is not None:
+            _memo_dispatch(dispatch, memo, weight)
         for name in hoist.values():
             accumulators.fill(f"{name} = UNSET")
         if targets.counted:
@@ -259,6 +278,8 @@ class ExactWriter:
             key = state_key(frame.exit_layout)
         w.line(f"k = {key}")
         w.line(f"N[k] = N.get(k, 0) + {frame.weight}")
+        if frame.memo is not None:
+            w.line(frame.memo.keep("N"))
 
     def statements(self, w: CodeWriter, statements: tuple[Any, ...], expressions: Expressions, frame: Frame, dice: Dice) -> bool:
         """Write statements for one state; True when every path has ended (outcome or break)."""
@@ -377,5 +398,31 @@ def _leave(w: CodeWriter, into: str, key: str, frame: Frame) -> bool:
     the states leaving the loop), and on to the next state. True: nothing after it runs."""
     w.line(f"k = {key}")
     w.line(f"{into}[k] = {into}.get(k, 0) + {frame.weight}")
+    if frame.memo is not None:
+        w.line(frame.memo.keep(into))
     w.line("continue")
     return True
+
+
+def _memo_inputs(seg: Segment) -> tuple[str, ...] | None:
+    """The inputs (and choices) a pass reads, by name, when it is worth a memo of where each state goes
+    (PassMemo, memo_reads), else None: eia's battle_round counts the ships afloat in each outcome of
+    columns_act, and the same outcomes come back in every round number.  Not a loop round's first or last
+    pass (its head check and the next round's state), nor the procedure's single pass (one state, run
+    once)."""
+    if seg.entry or seg.prologue is not None or seg.epilogue is not None or not seg.layout or not seg.statements:
+        return None
+    return memo_reads(seg.statements)
+
+
+def _memo_dispatch(place: Any, memo: PassMemo, weight: str) -> None:
+    """A state found in the pass's memo: its weight added where the state went before (``r``: the kept
+    accumulator's number, the key)."""
+    targets = [into for into in MEMO_TARGETS if into in memo.targets]
+    if len(targets) == 1:
+        place.fill(f"{targets[0]}[k] = {targets[0]}.get(k, 0) + {weight}")
+        return
+    for number, into in enumerate(targets):
+        test = "if" if number == 0 else "elif" if number < len(targets) - 1 else "else"
+        condition = f" r[0] == {MEMO_TARGETS.index(into)}" if test != "else" else ""
+        place.fill(f"{test}{condition}: {into}[k] = {into}.get(k, 0) + {weight}")

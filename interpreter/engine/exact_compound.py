@@ -32,6 +32,7 @@ from .frame import (
     Prologue,
     Segment,
     layout_of,
+    memo_reads,
     state_key,
     unpack,
 )
@@ -196,7 +197,9 @@ class ExactCompound(NodeVisitor):
             trusted = self.module.ref(s.trusted, "t")
             w.line(f"vals, T = rt.call_exact({s.procedure!r}, {given}, {self.c.pos(s)}, depth + 1, {trusted})")
 
-        self._spread(s, w, entry, exit_layout, values)
+        # arguments worked out from the state (eia battle_round counts each side's fit ships in columns_act's
+        # outcome for end_of_round): the call's result for a state is remembered by the run (Run.pass_memo)
+        self._spread(s, w, entry, exit_layout, values, memo_reads([value for _, value in s.args]))
 
     def _direct_call(self, w: CodeWriter, s: ir.CallProcedure, direct: str) -> None:
         """``vals, T`` of a call whose inputs tuple ``direct`` is built at the call.
@@ -225,8 +228,10 @@ class ExactCompound(NodeVisitor):
             w.line(f"found = {site}[{key}] = {call}")
         w.line("vals, T = found")
 
-    def _spread(self, s: Any, w: CodeWriter, entry: Layout, exit_layout: Layout, values: Any) -> None:
-        """States times values: ``values(w, expressions)`` writes ``vals, T`` (value and ways, out of T) for one state."""
+    def _spread(self, s: Any, w: CodeWriter, entry: Layout, exit_layout: Layout, values: Any, memo: tuple[str, ...] | None = None) -> None:
+        """States times values: ``values(w, expressions)`` writes ``vals, T`` (value and ways, out of T) for one state.
+        ``memo``: the inputs ``values`` reads, when its ``vals, T`` for a state are worth remembering by the run
+        per value of them (Run.pass_memo: a state met again takes them from there); None when not."""
         pos = self.c.pos(s)
         slot = s.slot
         others = tuple(slot_ for slot_ in exit_layout if slot_ != slot)
@@ -235,9 +240,22 @@ class ExactCompound(NodeVisitor):
             self._charge(w, pos)
             w.line("E = []")
             w.line("common = 1")
+            name = None
+            if memo is not None and entry:
+                name = self.module.name("PM")
+                site = self.module.ref(object(), "site")
+                given = "".join(f", {self.c.input_local(w, input_name)}" for input_name in memo)
+                w.line(f"{name} = rt.pass_memo({site}, len(D){given})")
             with w.block("for st, w in D.items():"):
                 self._unpack(w, entry)
-                values(w, Expressions(self.c, w))
+                if name is None:
+                    values(w, Expressions(self.c, w))
+                else:
+                    with w.block(f"if {name} is None or (found := {name}.get(st)) is None:"):
+                        values(w, Expressions(self.c, w))
+                        w.line(f"if {name} is not None: {name}[st] = (vals, T)")
+                    with w.block("else:"):
+                        w.line("vals, T = found")
                 w.line("if T != common: common = lcm(common, T)")
                 w.line(f"E.append((w, vals, T{carried}))")
             w.line("N = {}")

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import ir
+
 if TYPE_CHECKING:  # pragma: no cover - types only
     from ..errors import Pos
     from .writer import CodeWriter
@@ -91,20 +93,70 @@ class Targets:
         self.counted = False
 
 
+class PassMemo:
+    """A pass whose states each go to one place the state alone decides (no dice, no input read): the run
+    keeps, per state, where it went (``name`` in the generated code, ``Run.pass_memo``), and a state met in
+    an earlier run of the pass goes there again without its statements.  ``targets``: the accumulators
+    its paths write to (``N``, ``f``, ``x``), each with its number in the kept entries (MEMO_TARGETS)."""
+
+    __slots__ = ("name", "targets")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.targets: set[str] = set()
+
+    def keep(self, into: str) -> str:
+        """The line that keeps where the state ``st`` went (its key ``k`` in accumulator ``into``)."""
+        self.targets.add(into)
+        return f"if {self.name} is not None: {self.name}[st] = ({MEMO_TARGETS.index(into)}, k)"
+
+
+# Kinds of expression whose value costs more than looking a state up in a memo (see memo_reads).
+_MEMO_WORTHY = (ir.Aggregate, ir.CallFunction, ir.Lookup, ir.ModifierSum, ir.ListOf, ir.Range)
+# and fields or items read, from this many on (eia battle_round's outcome reads ten fields of columns_act's)
+_MEMO_WORTHY_READS = 4
+
+
+def memo_reads(nodes: Sequence[Any]) -> tuple[str, ...] | None:
+    """The inputs (and choices) ``nodes`` read, by name, when what they work out for a state is worth
+    remembering by the state (PassMemo; a call's arguments, ExactCompound): they roll nothing and work out
+    something costlier than a lookup (an aggregate, a function, a table, four or more field or item
+    reads); else None.  The memo is kept per value of those inputs (Run.pass_memo)."""
+    worthy = False
+    reads = 0
+    read: set[str] = set()
+    for node in ir.walk(*nodes):
+        kind = type(node)
+        if kind is ir.Roll:
+            return None
+        if kind is ir.InputRef:
+            read.add(node.name)
+        worthy = worthy or kind in _MEMO_WORTHY
+        reads += kind is ir.Field or kind is ir.Index
+    return tuple(sorted(read)) if worthy or reads >= _MEMO_WORTHY_READS else None
+
+
+# The accumulators a memoised pass's state may go to, numbered in the kept entries: the next pass's
+# states, the finished outcomes, the states leaving the loop.
+MEMO_TARGETS = ("N", "f", "x")
+
+
 @dataclass(frozen=True)
 class Frame:
     """How the statements of a pass end, for one state: ``weight`` the state's weight (source),
     ``exit_layout`` the states after the pass, ``loop`` the loop a `break` leaves,
-    ``epilogue`` the next round's state when the pass ends a loop round."""
+    ``epilogue`` the next round's state when the pass ends a loop round; ``memo``: where the pass
+    keeps each state's place, if it does (see PassMemo)."""
 
     weight: str
     exit_layout: Layout
     loop: LoopExit | None
     epilogue: Epilogue | None
     targets: Targets
+    memo: PassMemo | None = None
 
     def with_weight(self, weight: str) -> Frame:
-        return Frame(weight, self.exit_layout, self.loop, self.epilogue, self.targets)
+        return Frame(weight, self.exit_layout, self.loop, self.epilogue, self.targets, self.memo)
 
 
 @dataclass(frozen=True)
