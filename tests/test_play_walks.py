@@ -251,3 +251,17 @@ def test_an_inner_any_evaluates_every_item_as_the_list_does(one_procedure):
         for engine in ("compiled", "reference"):
             with pytest.raises(RuleViolation, match=r"index 5 is outside the list \(1 to 3\)"):
                 monte_carlo(ruleset, "p", trials=10, seed=5, engine=engine)
+
+
+def test_a_constant_switch_takes_its_branch_and_the_walk_there_is_a_loop(one_procedure):
+    # `if switch then list(...) else list(...)` with switch a yes/no constant: a play writes only the branch taken
+    # (Expressions.decided), so the list there is a statement's loop.  xs = [die, 2, 3]: the items above 1 are 2 and
+    # 3, and the die when it shows 2 or more (5 faces in 6): n is 3 or 2, the same counts as the evaluator's.
+    body = ("let die = 1d6\nlet xs = [die, 2, 3]\nlet ys = if switch then list(i for i in 1 .. count(xs) if xs[i] > 1)"
+            " else list(i for i in 1 .. count(xs))\noutcome v(n = count(ys))")
+    ruleset = one_procedure(body, extra="constants:\n  switch: {value: true, rule: \"test\"}\n")
+    play = procedure_source(ruleset, "p", "play")
+    assert " if True else " not in play and "for v" in play
+    counts = [monte_carlo(ruleset, "p", trials=300, seed=5, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert {outcome.get("n") for outcome, _ in counts[0]} == {2, 3}

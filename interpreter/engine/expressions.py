@@ -119,6 +119,7 @@ class Expressions(NodeVisitor):
         procedure, so the second form meets what the first met (the first's work charges are spent twice then:
         only on the way to an error, or for a field of an outcome the checker could not see).  Try blocks cost
         nothing in Python 3.11 until they catch."""
+        value = self.decided(value)
         if walk_assigned(self, target, value):
             return
         slow = self(value)
@@ -274,7 +275,17 @@ class Expressions(NodeVisitor):
     def visit_Logical(self, e: ir.Logical, walrus: bool, depth: int) -> str:
         return f"({self.expr(e.left, walrus, depth + 1)} {e.op} {self.expr(e.right, walrus, depth + 1)})"
 
+    def decided(self, e: Any) -> Any:
+        """Plays only: the branch an ``if c then a else b`` takes when ``c`` is a yes/no constant (a rules switch such
+        as ``positions_close_up``: the evaluator evaluates only that branch), so that a walk there is written as a
+        statement's loop (walk_assigned); anything else as it is."""
+        while self.keys is not None and type(e) is ir.Conditional and type(e.condition) is ir.Const and type(e.condition.value) is bool:
+            e = e.then if e.condition.value else e.otherwise
+        return e
+
     def visit_Conditional(self, e: ir.Conditional, walrus: bool, depth: int) -> str:
+        if self.keys is not None and type(e.condition) is ir.Const and type(e.condition.value) is bool:
+            return self.expr(self.decided(e), walrus, depth)
         then, condition, otherwise = (self.expr(x, walrus, depth + 1) for x in (e.then, e.condition, e.otherwise))
         return f"({then} if {condition} else {otherwise})"
 
