@@ -245,6 +245,7 @@ class Budget:
         "next_clock_check",
         "on_clock",
         "play_start",
+        "sizes_known",
         "steps_left",
         "work",
         "work_cap",
@@ -270,6 +271,10 @@ class Budget:
         self._kinds: tuple[type, type] = (type(None), type(None))  # values.Record and values.OutcomeValue, bound with it
         # short lists measured, by contents -> (items, depth), and the items they hold (see SIZES_KEPT)
         self._sizes: dict[tuple, tuple[int, int]] = {}
+        # the same dictionary, for a play's statement to find a list's measure in place (engine.playwork.checked_locally):
+        # a list found there is within this budget's limits and already counted in big_state.  An attribute, not a
+        # property: every play function that makes a list reads it when it starts (about 100 calls a play)
+        self.sizes_known = self._sizes
         self._sizes_held = 0
         # work: never reset (the clock is read every CLOCK_EVERY units); play_start: work spent before the
         # current play (each Monte Carlo play gets the budget; compiled trials set it)
@@ -408,13 +413,6 @@ class Budget:
         if work >= self.next_clock_check or work - self.play_start > self.work_cap:
             self.checkpoint(pos)
         return value
-
-    @property
-    def sizes_known(self) -> dict[tuple, tuple[int, int]]:
-        """The measures of short lists check_value remembers (the same dictionary for the budget's life: it is cleared
-        in place), for a play's statement to find a list's measure in place (engine.expressions, Expressions.local_work):
-        a list found there is within this budget's limits and already counted in :attr:`big_state`."""
-        return self._sizes
 
     def _remember_size(self, value: tuple, items: int, depth: int) -> None:
         """Keep a short list's measure for check_value (see SIZES_KEPT): all forgotten when too many are kept."""
