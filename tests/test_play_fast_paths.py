@@ -266,3 +266,28 @@ def test_exact_odds_walk_a_range_without_its_list(one_procedure, engine):
     assert "CRNG(rt, " in procedure_source(ruleset, "p", "exact")
     # multiples of 3 in 1 .. 10: 3, 6, 9 (no dice: probability 1)
     assert odds(ruleset, "p", {"size": 10}, engine=engine).probability("done", n=3, last=9) == 1
+
+
+def test_an_input_passed_on_to_a_wider_input_is_not_checked_again(make_ruleset):
+    # seventh round (engine.calls.coerced_already): the caller's input `side` (attacker or defender) and `n` (1 to 3) were
+    # coerced when the caller was called; a callee input that takes every value they can hold (side: attacker,
+    # defender or neutral; n: 0 to 5) gets them as they are, with no test.  A narrower one (only attacker) is still
+    # tested: side = defender fails there in both engines with the same message.  Each play rolls a d6: the callee
+    # answers hit on 4 or more, so 300 plays split between hit and miss alike in both engines.
+    from conftest import procedure
+
+    from interpreter.errors import RuleViolation
+
+    wide = procedure("let die = 1d6\nif die >= 4 then\n  outcome hit\nend\noutcome miss",
+                     inputs="{side: {type: enum, values: [attacker, defender, neutral]}, n: {type: int, min: 0, max: 5}}")
+    narrow = procedure("outcome fine", inputs="{side: {type: enum, values: [attacker]}}")
+    caller = procedure("let r = resolve wide(side = side, n = n)\nlet s = resolve narrow(side = side)\noutcome done(hit = r.outcome == \"hit\")",
+                       inputs="{side: {type: enum, values: [attacker, defender], default: attacker}, n: {type: int, min: 1, max: 3, default: 2}}")
+    ruleset = make_ruleset({"p": caller, "wide": wide, "narrow": narrow})
+    play = procedure_source(ruleset, "p", "play")
+    assert play.count("COERCED(") == 1 and "input 'side' of narrow" in play
+    counts = [monte_carlo(ruleset, "p", trials=300, seed=2, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1] and {outcome.get("hit") for outcome, _ in counts[0]} == {True, False}
+    for engine in ("compiled", "reference"):
+        with pytest.raises(RuleViolation, match="must be one of attacker"):
+            monte_carlo(ruleset, "p", {"side": "defender"}, trials=5, seed=2, engine=engine)

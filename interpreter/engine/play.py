@@ -132,7 +132,7 @@ class PlayWriter(NodeVisitor):
 
     def visit_CallProcedure(self, s: ir.CallProcedure, loops: int) -> bool:
         c, w, e = self.c, self.w, self.expressions
-        values = direct_call_inputs(c, w, s, e)
+        values = direct_call_inputs(c, w, s, e, play_inputs_held=True)
         if values is not None and s.slot in c.key_slots:
             # a caller that only reads fields of the outcome gets its key (facts.outcome_key_slots): the callee's play
             # function called straight from the run's table (Run.plays), charged as Run.call_play charges a call
