@@ -128,7 +128,8 @@ def calling(make_ruleset):
 
 
 def test_a_call_through_the_runs_table_gives_the_evaluators_counts(calling):
-    assert "PLAYS['shot'](rt, " in procedure_source(calling, "p", "play")
+    # (seventh round: the callee's positional play function, its inputs one by one: Run.plays_positional)
+    assert "PLAYSP['shot'](rt, R, depth + 1" in procedure_source(calling, "p", "play")
     counts = [monte_carlo(calling, "p", trials=600, seed=7, engine=engine).counts for engine in ("compiled", "reference")]
     assert counts[0] == counts[1]
     # hits in 0 .. 4, all 600 plays counted
@@ -291,3 +292,19 @@ def test_an_input_passed_on_to_a_wider_input_is_not_checked_again(make_ruleset):
     for engine in ("compiled", "reference"):
         with pytest.raises(RuleViolation, match="must be one of attacker"):
             monte_carlo(ruleset, "p", {"side": "defender"}, trials=5, seed=2, engine=engine)
+
+
+def test_a_play_with_an_outlined_expression_hands_it_the_inputs_tuple(one_procedure):
+    # seventh round: a play function takes its inputs one by one (engine.play.write_play); an expression nested
+    # deeper than one Python expression may be is a function of its own that reads the inputs out of a tuple, made
+    # for it.  die + (x + (x + ... (x + 1))) with x = 2 written 24 times: die + 49, 50 to 55, one face each.
+    from interpreter.engine.expressions import MAX_EXPRESSION_DEPTH
+
+    depth = MAX_EXPRESSION_DEPTH + 4
+    body = "let die = 1d6\noutcome v(t = die + " + "(x + " * depth + "1" + ")" * depth + ")"
+    ruleset = one_procedure(body, inputs="{x: {type: int, default: 2}}")
+    play = procedure_source(ruleset, "p", "play")
+    assert "I = (i0, )" in play and "(rt, I" in play
+    counts = [monte_carlo(ruleset, "p", trials=600, seed=4, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert {outcome.get("t") for outcome, _ in counts[0]} == set(range(50, 56))

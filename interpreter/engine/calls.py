@@ -80,10 +80,17 @@ def direct_inputs(c: ProcedureCompiler, call: ir.CallProcedure) -> list[tuple[st
     return parts
 
 
-def direct_call_inputs(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedure, expressions: Expressions,
-                       play_inputs_held: bool = False) -> str | None:
+def direct_call_inputs(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedure, expressions: Expressions) -> str | None:
+    """The source of the callee's inputs tuple, its items written by :func:`direct_call_values`; None, writing
+    nothing, when the call takes the general path."""
+    values = direct_call_values(c, w, call, expressions)
+    return None if values is None else "(" + "".join(value + ", " for value in values) + ")"
+
+
+def direct_call_values(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedure, expressions: Expressions,
+                       play_inputs_held: bool = False) -> list[str] | None:
     """Write the arguments of ``call`` into locals, in the order written (an error is the first the
-    evaluator meets), and give the source of the callee's inputs tuple built from them (see
+    evaluator meets), and give the source of the callee's inputs built from them, one by one (see
     direct_inputs); None, writing nothing, when the call takes the general path.  ``play_inputs_held``
     (plays): an argument that is an input of the caller whose coercion implies the callee's is passed as it
     is (:func:`coerced_already`)."""
@@ -109,7 +116,7 @@ def direct_call_inputs(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedu
             values.append(slow if fast is None else f"({given} if {fast} else {slow})")
         else:
             values.append(part)
-    return "(" + "".join(value + ", " for value in values) + ")"
+    return values
 
 
 def coerced_already(c: ProcedureCompiler, value: Any, expected: Any) -> bool:
