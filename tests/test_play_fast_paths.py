@@ -308,3 +308,43 @@ def test_a_play_with_an_outlined_expression_hands_it_the_inputs_tuple(one_proced
     counts = [monte_carlo(ruleset, "p", trials=600, seed=4, engine=engine).counts for engine in ("compiled", "reference")]
     assert counts[0] == counts[1]
     assert {outcome.get("t") for outcome, _ in counts[0]} == set(range(50, 56))
+
+
+LOOKUPS = """\
+tables:
+  rolls:
+    title: "Rolls"
+    rule: "r"
+    rows: {name: "Roll"}
+    columns: {name: "What", entries: ["dice", "faces"]}
+    edges: {rows: error, columns: error}
+    cells:
+      "1": [2, 6]
+      "2": [1, 4]
+"""
+
+
+def test_a_lookup_of_constants_is_found_when_the_play_compiles(one_procedure):
+    # seventh round (Expressions.constant_lookup): row 1 holds 2 dice of 6 faces, written into the play, and the roll
+    # of those dice is written as literal dice (no check_dice call each play): 2d6, totals 2 .. 12, in both engines
+    # alike.  Row 3 is off the table (edges: error): never found at compile time, so both engines raise it at run
+    # time, at the lookup.
+    from interpreter.errors import RuleViolation
+
+    body = ('let n = lookup rolls(row = {row}, column = "dice")\n'
+            'let total = dice(lookup rolls(row = {row}, column = "dice"), lookup rolls(row = {row}, column = "faces"))\n'
+            "outcome v(n = n, total = total)")
+    ruleset = one_procedure(body.format(row=1), extra=LOOKUPS)
+    play = procedure_source(ruleset, "p", "play")
+    assert "v0 = 2" in play and "check_dice(" not in play.split("if not POK2_6:")[-1].split("\n")[1]
+    assert "POK2_6 = 2 <= rt.limits.max_dice_per_roll" in play
+    counts = [monte_carlo(ruleset, "p", trials=500, seed=6, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert {outcome.get("n") for outcome, _ in counts[0]} == {2} and {outcome.get("total") for outcome, _ in counts[0]} <= set(range(2, 13))
+    off = one_procedure(body.format(row=3), extra=LOOKUPS)
+    messages = []
+    for engine in ("compiled", "reference"):
+        with pytest.raises(RuleViolation) as raised:
+            monte_carlo(off, "p", trials=5, seed=6, engine=engine)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1] and "3 is off the table" in messages[0] and "let n = lookup" in messages[0]

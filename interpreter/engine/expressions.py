@@ -405,8 +405,27 @@ class Expressions(NodeVisitor):
             return None
         return self.visit(listed, False, 0)
 
+    def constant_lookup(self, e: Any) -> Any:
+        """Plays only: the value of a lookup whose row, column and shift are constants (``lookup unspecified_rolls(row =
+        "tactical_contest", column = "dice")``, 63 lookups a play of fifteen_a_side), found now, when it is a number,
+        yes/no or text found without an error; None otherwise (an error is raised where the evaluator raises it)."""
+        if self.keys is None or type(e) is not ir.Lookup:
+            return None
+        parts = (e.row, e.column, e.shift)
+        if not all(part is None or type(part) is ir.Const for part in parts):
+            return None
+        row, column, shift = (None if part is None else part.value for part in parts)
+        try:
+            value = lookup_site(e.table, e.pos)(row, column, 0 if shift is None else shift)
+        except Exception:  # noqa: BLE001 - any error is the run's to raise, at run time
+            return None
+        return value if literal(value) is not None else None
+
     def visit_Lookup(self, e: ir.Lookup, walrus: bool, depth: int) -> str:
         m = self.module
+        known = self.constant_lookup(e)
+        if known is not None:
+            return literal(known) or ""
         row = self.expr(e.row, walrus, depth + 1)
         keys = self.c.facts.ranges.get(e.row.slot) if type(e.row) is ir.Local else None
         by_key = rows_by_key(e.table, keys) if keys is not None else None

@@ -229,12 +229,17 @@ class PlayWriter(NodeVisitor):
             self._rerolled(s)
         elif s.kind != "sum":
             self._pool_or_successes(s)
-        elif type(s.count) is ir.Const and type(s.sides) is ir.Const and type(s.count.value) is int and type(s.sides.value) is int \
-                and 0 <= s.count.value <= 4 and s.sides.value >= 1:
-            self._few_literal_dice(s, s.count.value, s.sides.value)
+        elif type(count := self._known(s.count)) is int and type(sides := self._known(s.sides)) is int and 0 <= count <= 4 and sides >= 1:
+            self._few_literal_dice(s, count, sides)
         else:
             self._dice(s)
         return False
+
+    def _known(self, count_or_sides: Any) -> Any:
+        """A roll's count or sides known when the play compiles: a constant, or a lookup of constants (Expressions.constant_lookup)."""
+        if type(count_or_sides) is ir.Const:
+            return count_or_sides.value
+        return self.expressions.constant_lookup(count_or_sides)
 
     def _draw(self, sides: str) -> str:
         return f"int(r() * {sides}) + 1" if self.roll == "r" else f"R({sides})"
