@@ -411,10 +411,12 @@ class Expressions(NodeVisitor):
         yes/no or text found without an error; None otherwise (an error is raised where the evaluator raises it)."""
         if self.keys is None or type(e) is not ir.Lookup:
             return None
-        parts = (e.row, e.column, e.shift)
-        if not all(part is None or type(part) is ir.Const for part in parts):
-            return None
-        row, column, shift = (None if part is None else part.value for part in parts)
+        values = []
+        for part in (e.row, e.column, e.shift):
+            if part is not None and not isinstance(part, ir.Const):
+                return None
+            values.append(None if part is None else part.value)
+        row, column, shift = values
         try:
             value = lookup_site(e.table, e.pos)(row, column, 0 if shift is None else shift)
         except Exception:  # noqa: BLE001 - any error is the run's to raise, at run time
