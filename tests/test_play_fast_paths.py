@@ -348,3 +348,24 @@ def test_a_lookup_of_constants_is_found_when_the_play_compiles(one_procedure):
             monte_carlo(off, "p", trials=5, seed=6, engine=engine)
         messages.append(str(raised.value))
     assert messages[0] == messages[1] and "3 is off the table" in messages[0] and "let n = lookup" in messages[0]
+
+
+def test_a_division_in_place_divides_as_the_evaluator_and_refuses_zero(one_procedure):
+    # seventh round: a play divides by a variable in place (DIV only for a divisor of 0).  die - 4 is -3 .. 2:
+    # 7 // (die - 4) floors as Python does (-3, -4, -7, then 0 fails, then 7, 3), and 7 % (die - 4) likewise;
+    # a die of 4 divides by 0, which both engines refuse with the same message.
+    from interpreter.errors import RuleViolation
+
+    body = "let die = 1d6\nlet d = die - 4\nif d == 0 then\n  outcome zero\nend\noutcome v(q = 7 // d, m = 7 % d)"
+    ruleset = one_procedure(body)
+    assert "DIV(" in procedure_source(ruleset, "p", "play") and " // " in procedure_source(ruleset, "p", "play")
+    counts = [monte_carlo(ruleset, "p", trials=600, seed=8, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert {(o.get("q"), o.get("m")) for o, _ in counts[0] if o.name == "v"} == {(-3, -2), (-4, -1), (-7, 0), (7, 0), (3, 1)}
+    zero = one_procedure("let die = 1d6\noutcome v(q = 7 // (die - die))")
+    messages = []
+    for engine in ("compiled", "reference"):
+        with pytest.raises(RuleViolation) as refused:
+            monte_carlo(zero, "p", trials=5, seed=8, engine=engine)
+        messages.append(str(refused.value))
+    assert messages[0] == messages[1] and "division by zero" in messages[0]

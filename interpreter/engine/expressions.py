@@ -259,6 +259,11 @@ class Expressions(NodeVisitor):
         if e.op in ("//", "%"):
             if type(e.right) is ir.Const and type(e.right.value) is int and e.right.value != 0:
                 return f"({left} {e.op} {right})"
+            if walrus and self.keys is not None:
+                # plays: divided in place unless the divisor is 0 (DIV words that), both sides evaluated in order
+                # first (divide_into_columns: about 120 divisions a play of fifteen_a_side)
+                a, b = self.w.temp("a"), self.w.temp("b")
+                return f"({a} {e.op} {b} if (({a} := {left}) is {a}) and ({b} := {right}) else DIV({pos}, {a}, {e.op!r}, {b}))"
             return f"DIV({pos}, {left}, {e.op!r}, {right})"
         low, high = self.w.need("LO", "rt.int_low"), self.w.need("HI", "rt.int_high")
         if not walrus:
