@@ -265,3 +265,18 @@ def test_a_constant_switch_takes_its_branch_and_the_walk_there_is_a_loop(one_pro
     counts = [monte_carlo(ruleset, "p", trials=300, seed=5, engine=engine).counts for engine in ("compiled", "reference")]
     assert counts[0] == counts[1]
     assert {outcome.get("n") for outcome, _ in counts[0]} == {2, 3}
+
+
+def test_the_positions_of_two_lists_are_walked_without_a_range_made(one_procedure):
+    # seventh round: `1 .. min(count(xs), count(ys))` walks positions inside both lists: no CRNG, items read without a
+    # bounds check, the walk charged as CRNG charged it (2 a position).  xs = [1, 5, 3], ys = [2, 2]: positions 1, 2;
+    # xs[2] = 5 > 2 only: ks = [2].  2 * 2 + 1 = 5 units; the evaluator also charges its 2 statements 4 units each: 13.
+    body = "let ks = list(k for k in 1 .. min(count(xs), count(ys)) if xs[k] > ys[k])\noutcome v(n = count(ks), k = ks[1])"
+    ruleset = one_procedure(body, inputs="{xs: {type: list, of: int, default: [1, 5, 3]}, ys: {type: list, of: int, default: [2, 2]}}")
+    play = procedure_source(ruleset, "p", "play")
+    assert "CRNG(" not in play.split("except FMISS")[0] and "range(1, min(len(i0), len(i1)) + 1)" in play
+    for engine, work in (("compiled", 5), ("reference", 13)):
+        budget = Budget(UNLIMITED)
+        outcome = resolve(ruleset, "p", {}, seed=1, budget=budget, trace=False, engine=engine).outcome
+        assert (outcome.get("n"), outcome.get("k")) == (1, 2)
+        assert budget.work == work
