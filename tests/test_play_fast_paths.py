@@ -369,3 +369,17 @@ def test_a_division_in_place_divides_as_the_evaluator_and_refuses_zero(one_proce
             monte_carlo(zero, "p", trials=5, seed=8, engine=engine)
         messages.append(str(refused.value))
     assert messages[0] == messages[1] and "division by zero" in messages[0]
+
+
+def test_a_roll_of_variables_set_once_to_constants_is_written_as_literal_dice(one_procedure):
+    # seventh round (facts.assigned_once): n and s are set once, by their let, to 2 and 6: dice(n, s) is 2d6 written
+    # out (POK2_6, no check_dice each play), totals 2 .. 12 in both engines alike.  m is set again in an if: its
+    # value is not known when the play compiles, so that roll is still checked at run time.
+    body = ("let n = 2\nlet s = 6\nlet m = 1\nlet a = dice(n, s)\nif a > 6 then\n  set m = 2\nend\n"
+            "let b = dice(m, s)\noutcome v(a = a, b = b)")
+    ruleset = one_procedure(body)
+    play = procedure_source(ruleset, "p", "play")
+    assert "POK2_6" in play and play.count("rt.check_dice(") == 2  # 2d6's rare path, and dice(m, s)'s check
+    counts = [monte_carlo(ruleset, "p", trials=600, seed=9, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert {outcome.get("a") for outcome, _ in counts[0]} <= set(range(2, 13)) and max(outcome.get("b") for outcome, _ in counts[0]) > 6

@@ -236,7 +236,14 @@ class PlayWriter(NodeVisitor):
         return False
 
     def _known(self, count_or_sides: Any) -> Any:
-        """A roll's count or sides known when the play compiles: a constant, or a lookup of constants (Expressions.constant_lookup)."""
+        """A roll's count or sides known when the play compiles: a constant, a lookup of constants
+        (Expressions.constant_lookup), or a variable set once, by a ``let`` of either (facts.assigned_once:
+        ``let faces = lookup unspecified_rolls(...)`` then ``dice(count_of_dice, faces)``); None otherwise."""
+        if type(count_or_sides) is ir.Local:
+            let = self.c.play_lets.get(count_or_sides.slot)
+            if let is None:
+                return None
+            count_or_sides = let.value
         if type(count_or_sides) is ir.Const:
             return count_or_sides.value
         return self.expressions.constant_lookup(count_or_sides)
