@@ -61,10 +61,10 @@ def write_play(c: ProcedureCompiler) -> str:
     if _NAMES_THE_TUPLE(" ".join(w.body())):
         # an outlined statement or expression takes the inputs as a tuple (a procedure nested too deeply: rare)
         w.needs = {"I": "(" + "".join(local + ", " for local in inputs) + ")", **w.needs}
-    c.module.add(w.finish())
     entry = CodeWriter(c.module, name, "rt, I, R, depth")
     entry.line(f"return {inner}(rt, R, depth, *I)")
-    c.module.add(entry.finish())
+    c.module.add(entry.finish())  # first: `wartable show --code play` opens with the entry
+    c.module.add(w.finish())
     c.module.add([f"{name}.positional = {inner}", ""])
     return name
 
