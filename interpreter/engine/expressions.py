@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import ir
 from ..runtime import make_guard, overflow
+from . import playwork
 from .facts import locals_in
 from .module import literal
 from .playwork import checked_locally, local_charge, walk_assigned
@@ -120,7 +121,7 @@ class Expressions(NodeVisitor):
         procedure, so the second form meets what the first met (the first's work charges are spent twice then:
         only on the way to an error, or for a field of an outcome the checker could not see).  Try blocks cost
         nothing in Python 3.11 until they catch."""
-        value = self.decided(value)
+        value = playwork.decided(self, value)
         if walk_assigned(self, target, value):
             return
         slow = self(value)
@@ -281,17 +282,9 @@ class Expressions(NodeVisitor):
     def visit_Logical(self, e: ir.Logical, walrus: bool, depth: int) -> str:
         return f"({self.expr(e.left, walrus, depth + 1)} {e.op} {self.expr(e.right, walrus, depth + 1)})"
 
-    def decided(self, e: Any) -> Any:
-        """Plays only: the branch an ``if c then a else b`` takes when ``c`` is a yes/no constant (a rules switch such
-        as ``positions_close_up``: the evaluator evaluates only that branch), so that a walk there is written as a
-        statement's loop (walk_assigned); anything else as it is."""
-        while self.keys is not None and type(e) is ir.Conditional and type(e.condition) is ir.Const and type(e.condition.value) is bool:
-            e = e.then if e.condition.value else e.otherwise
-        return e
-
     def visit_Conditional(self, e: ir.Conditional, walrus: bool, depth: int) -> str:
         if self.keys is not None and type(e.condition) is ir.Const and type(e.condition.value) is bool:
-            return self.expr(self.decided(e), walrus, depth)
+            return self.expr(playwork.decided(self, e), walrus, depth)
         then, condition, otherwise = (self.expr(x, walrus, depth + 1) for x in (e.then, e.condition, e.otherwise))
         return f"({then} if {condition} else {otherwise})"
 
@@ -372,7 +365,7 @@ class Expressions(NodeVisitor):
         CNT, charged before the walk, and no work left for the finish."""
         span = e.collection
         if self.keys is not None and walks is not None:
-            return f"range(1, {self.walked_length(walks)} + 1)", f"2 * {self.walked_length(walks)}", ""
+            return f"range(1, {playwork.walked_length(walks)} + 1)", f"2 * {playwork.walked_length(walks)}", ""
         if self.keys is not None and type(span) in (ir.Local, ir.InputRef):
             listed = self.visit(span, False, depth + 1)
             return listed, f"len({listed})", ""
@@ -418,33 +411,9 @@ class Expressions(NodeVisitor):
             sources.append(self.visit(listed, False, 0))
         return tuple(sources)
 
-    @staticmethod
-    def walked_length(walks: tuple[str, ...]) -> str:
-        """How many positions ``walks`` (positions_walked) gives: the length of its list, the least of its lists'."""
-        lengths = [f"len({source})" for source in walks]
-        return lengths[0] if len(lengths) == 1 else f"min({', '.join(lengths)})"
-
-    def constant_lookup(self, e: Any) -> Any:
-        """Plays only: the value of a lookup whose row, column and shift are constants (``lookup unspecified_rolls(row =
-        "tactical_contest", column = "dice")``, 63 lookups a play of fifteen_a_side), found now, when it is a number,
-        yes/no or text found without an error; None otherwise (an error is raised where the evaluator raises it)."""
-        if self.keys is None or type(e) is not ir.Lookup:
-            return None
-        values = []
-        for part in (e.row, e.column, e.shift):
-            if part is not None and not isinstance(part, ir.Const):
-                return None
-            values.append(None if part is None else part.value)
-        row, column, shift = values
-        try:
-            value = lookup_site(e.table, e.pos)(row, column, 0 if shift is None else shift)
-        except Exception:  # noqa: BLE001 - any error is the run's to raise, at run time
-            return None
-        return value if literal(value) is not None else None
-
     def visit_Lookup(self, e: ir.Lookup, walrus: bool, depth: int) -> str:
         m = self.module
-        known = self.constant_lookup(e)
+        known = playwork.constant_lookup(self, e)
         if known is not None:
             return literal(known) or ""
         row = self.expr(e.row, walrus, depth + 1)

@@ -21,6 +21,7 @@ from ..limits import CALL_WORK, STATEMENT_WORK, Budget
 from .calls import direct_call_values
 from .expressions import Expressions
 from .facts import MAX_INLINE_IFS
+from .playwork import constant_lookup
 from .visitor import NodeVisitor
 from .writer import CodeWriter
 
@@ -237,7 +238,7 @@ class PlayWriter(NodeVisitor):
 
     def _known(self, count_or_sides: Any) -> Any:
         """A roll's count or sides known when the play compiles: a constant, a lookup of constants
-        (Expressions.constant_lookup), or a variable set once, by a ``let`` of either (facts.assigned_once:
+        (playwork.constant_lookup), or a variable set once, by a ``let`` of either (facts.assigned_once:
         ``let faces = lookup unspecified_rolls(...)`` then ``dice(count_of_dice, faces)``); None otherwise."""
         if type(count_or_sides) is ir.Local:
             let = self.c.play_lets.get(count_or_sides.slot)
@@ -246,7 +247,7 @@ class PlayWriter(NodeVisitor):
             count_or_sides = let.value
         if type(count_or_sides) is ir.Const:
             return count_or_sides.value
-        return self.expressions.constant_lookup(count_or_sides)
+        return constant_lookup(self.expressions, count_or_sides)
 
     def _draw(self, sides: str) -> str:
         return f"int(r() * {sides}) + 1" if self.roll == "r" else f"R({sides})"

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import ir
 from ..limits import SHORT_LIST
+from .module import literal
+from .sites import lookup_site
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from .expressions import Expressions
@@ -197,3 +199,37 @@ def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
         x.positions_of.pop(e.slot, None)
         x.aggregate_depth -= 1
     return result
+
+
+def decided(x: Expressions, e: Any) -> Any:
+    """Plays only: the branch an ``if c then a else b`` takes when ``c`` is a yes/no constant (a rules switch such as
+    ``positions_close_up``: the evaluator evaluates only that branch), so that a walk there is written as a
+    statement's loop (walk_assigned); anything else as it is."""
+    while x.keys is not None and type(e) is ir.Conditional and type(e.condition) is ir.Const and type(e.condition.value) is bool:
+        e = e.then if e.condition.value else e.otherwise
+    return e
+
+
+def constant_lookup(x: Expressions, e: Any) -> Any:
+    """Plays only: the value of a lookup whose row, column and shift are constants (``lookup unspecified_rolls(row =
+    "tactical_contest", column = "dice")``, 63 lookups a play of fifteen_a_side), found now, when it is a number,
+    yes/no or text found without an error; None otherwise (an error is raised where the evaluator raises it)."""
+    if x.keys is None or type(e) is not ir.Lookup:
+        return None
+    values = []
+    for part in (e.row, e.column, e.shift):
+        if part is not None and not isinstance(part, ir.Const):
+            return None
+        values.append(None if part is None else part.value)
+    row, column, shift = values
+    try:
+        value = lookup_site(e.table, e.pos)(row, column, 0 if shift is None else shift)
+    except Exception:  # noqa: BLE001 - any error is the run's to raise, at run time
+        return None
+    return value if literal(value) is not None else None
+
+
+def walked_length(walks: tuple[str, ...]) -> str:
+    """How many positions ``walks`` (Expressions.positions_walked) gives: its list's length, the least of its lists'."""
+    lengths = [f"len({source})" for source in walks]
+    return lengths[0] if len(lengths) == 1 else f"min({', '.join(lengths)})"
