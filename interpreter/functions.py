@@ -109,7 +109,7 @@ def _ratio(rt, pos, attack, defense):
 
 
 def _append(rt, pos, items, item):
-    return rt.budget.check_value(items + (item,), pos)
+    return rt.budget.check_changed(items + (item,), items, None, item, pos)
 
 
 def _position(name: str, pos, items, position) -> None:
@@ -120,7 +120,7 @@ def _position(name: str, pos, items, position) -> None:
 def _replace_at(rt, pos, items, position, item):
     if not 1 <= position <= len(items):  # _position's test in place (exact eia 3 v 3 makes 103,000 of these)
         _position("replace_at", pos, items, position)
-    return rt.budget.check_value(items[: position - 1] + (item,) + items[position:], pos)
+    return rt.budget.check_changed(items[: position - 1] + (item,) + items[position:], items, items[position - 1], item, pos)
 
 
 def _remove_at(rt, pos, items, position):

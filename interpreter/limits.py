@@ -245,6 +245,7 @@ class Budget:
         "next_clock_check",
         "on_clock",
         "play_start",
+        "sizes_known",
         "steps_left",
         "work",
         "work_cap",
@@ -270,6 +271,10 @@ class Budget:
         self._kinds: tuple[type, type] = (type(None), type(None))  # values.Record and values.OutcomeValue, bound with it
         # short lists measured, by contents -> (items, depth), and the items they hold (see SIZES_KEPT)
         self._sizes: dict[tuple, tuple[int, int]] = {}
+        # the same dictionary, for a play's statement to find a list's measure in place (engine.playwork.checked_locally):
+        # a list found there is within this budget's limits and already counted in big_state.  An attribute, not a
+        # property: every play function that makes a list reads it when it starts (about 100 calls a play)
+        self.sizes_known = self._sizes
         self._sizes_held = 0
         # work: never reset (the clock is read every CLOCK_EVERY units); play_start: work spent before the
         # current play (each Monte Carlo play gets the budget; compiled trials set it)
@@ -409,12 +414,59 @@ class Budget:
             self.checkpoint(pos)
         return value
 
-    @property
-    def sizes_known(self) -> dict[tuple, tuple[int, int]]:
-        """The measures of short lists check_value remembers (the same dictionary for the budget's life: it is cleared
-        in place), for a play's statement to find a list's measure in place (engine.expressions, Expressions.local_work):
-        a list found there is within this budget's limits and already counted in :attr:`big_state`."""
-        return self._sizes
+    def check_changed(self, made: tuple, before: tuple, removed: Any, added: Any, pos) -> tuple:
+        """:meth:`check_value` of ``made``, the list ``before`` with ``removed`` replaced by ``added`` (replace_at; or
+        ``added`` appended, ``removed`` None): a list not met before is measured from ``before``'s remembered measure
+        and the two items' (records know theirs; a list is looked up) rather than item by item.  A side's columns
+        replaced one at a time (columns_act, column_action: about 14 a play of fifteen_a_side) were measured
+        column by column.  The same measure, so the same checks, charge and remembered size."""
+        sizes = self._sizes
+        known = sizes.get(made) if len(made) <= SHORT_LIST else None
+        if known is not None:
+            items, depth = known  # within these limits when measured
+        else:
+            derived = self._measure_changed(made, before, removed, added)
+            if derived is None:
+                return self.check_value(made, pos)
+            items, depth = derived
+            limits = self.limits
+            if items > limits.max_value_items or depth > limits.max_value_depth:
+                return self.check_value(made, pos)  # worded there
+            self._remember_size(made, items, depth)
+        if items >= BIG_VALUE_ITEMS and items > self.big_state:
+            self.big_state = items
+        work = self.work = self.work + items
+        if work >= self.next_clock_check or work - self.play_start > self.work_cap:
+            self.checkpoint(pos)
+        return made
+
+    def _measure_changed(self, made: tuple, before: tuple, removed: Any, added: Any) -> tuple[int, int] | None:
+        """``made``'s (items, depth) from ``before``'s remembered one; None when it does not follow (``before`` not
+        remembered or too long, an item whose measure is not at hand, or a shallower item for a deeper one)."""
+        if len(made) > SHORT_LIST or len(before) > SHORT_LIST:
+            return None
+        known = self._sizes.get(before)
+        if known is None:
+            return None
+        out = (0, 0) if removed is None else self._item_measure(removed)
+        into = self._item_measure(added)
+        if out is None or into is None or into[1] < out[1]:
+            return None
+        return known[0] - out[0] + into[0] + len(made) - len(before), max(known[1], into[1] + 1)
+
+    def _item_measure(self, item: Any) -> tuple[int, int] | None:
+        """What an item adds to a list's measure: its items, and its depth (a list's depth is one more than its
+        deepest item's); None for what is not at hand (an outcome, a list not remembered)."""
+        kind = type(item)
+        record, outcome = self._kinds
+        if kind is record:
+            measured: tuple[int, int] = item._measure or item._measured()
+            return measured
+        if kind is tuple:
+            return self._sizes.get(item)
+        if kind is outcome or self._measure is None:
+            return None
+        return (0, 0)
 
     def _remember_size(self, value: tuple, items: int, depth: int) -> None:
         """Keep a short list's measure for check_value (see SIZES_KEPT): all forgotten when too many are kept."""

@@ -168,6 +168,20 @@ class PlayFunctions(dict):
         return function
 
 
+class PositionalPlayFunctions(PlayFunctions):
+    """A resolved procedure's play function taking its inputs one by one (``rt.plays_positional[name](rt, roll, depth,
+    input...)``, the ``positional`` attribute of its play function, engine.play.write_play): a call with its
+    arguments written where it is made builds no inputs tuple, and the callee reads no input out of one (about 24 ns
+    an input: column_action has 19, called 21 times a play of fifteen_a_side)."""
+
+    __slots__ = ()
+
+    def __missing__(self, name: str) -> Callable[..., Any]:
+        function: Callable[..., Any] = self.ruleset.program(name).play.positional
+        self[name] = function
+        return function
+
+
 class Run:
     """One API call of compiled code: its limits and budget, choices, memos, interned sequences."""
 
@@ -185,6 +199,7 @@ class Run:
         "max_states",
         "pass_memos",
         "plays",
+        "plays_positional",
         "projections",
         "ruleset",
         "sequence_numbers",
@@ -207,6 +222,7 @@ class Run:
         self.sequences: list = []
         self.sequence_numbers: dict = {}
         self.plays = PlayFunctions(ruleset)
+        self.plays_positional = PositionalPlayFunctions(ruleset)
         self.projections: dict = {}  # (outcome, fields kept) -> the outcome with those fields alone (see projected)
         self.changed_records: dict = {}  # (record, field, plain value, its type) -> with_field's record (see changed_record)
         self.pass_memos: dict = {}  # a pass's site -> {state: (accumulator number, key)} (see pass_memo)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
 from operator import attrgetter, itemgetter
+from sys import intern
 from typing import Any, ClassVar, SupportsIndex, final, overload
 from weakref import ref
 
@@ -211,6 +212,9 @@ def _added(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
 
 def _new_record(key: tuple[str, tuple[tuple[str, Any], ...], tuple]) -> Record:
     type_name, pairs, shape = key
+    # names and text interned: compiled code reads a field by a constant name and compares it with a constant
+    # (``s._fields['status'] == 'fit'``), both matched by identity then, without comparing characters
+    pairs = tuple([(intern(name), intern(value) if type(value) is str else value) for name, value in pairs])
     made = object.__new__(Record)
     object.__setattr__(made, "type_name", type_name)
     object.__setattr__(made, "_items", pairs)

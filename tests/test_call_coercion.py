@@ -162,8 +162,9 @@ def direct(tmp_path_factory):
 
 def test_a_play_builds_the_callees_inputs_where_it_calls(direct):
     # roll_at has no choices: its inputs tuple is built at the call (and, the caller reading only its fields,
-    # it gives its outcome key: engine.facts.outcome_key_slots, its play function called from Run.plays); chooser's choice comes from the run
-    assert "PLAYS['roll_at'](rt, (" in direct.program("caller").source
+    # it gives its outcome key: engine.facts.outcome_key_slots, its play function called from the run's table, its
+    # inputs one by one: Run.plays_positional); chooser's choice comes from the run
+    assert "PLAYSP['roll_at'](rt, R, depth + 1, " in direct.program("caller").source
     assert "call_play('chooser'" in direct.program("asks").source
 
 

@@ -348,3 +348,18 @@ def test_an_outcomes_fields_by_name_are_its_fields_read_by_name_first_of_equal_n
     # a time; it must still answer as Fields.get does, the first of two equal names winning
     made = OutcomeValue("twice", (("a", 1), ("b", (ship("big", 1),)), ("a", 3)))
     assert made.fields_by_name() == {"a": made.fields["a"], "b": made.fields["b"], "outcome": "twice"} == {"a": 1, "b": (ship("big", 1),), "outcome": "twice"}
+
+
+def test_a_records_names_and_text_are_interned():
+    # seventh round: compiled plays compare fields with constants (`s._fields['status'] == 'fit'`) and read them by
+    # constant names; interned, both match by identity.  Text built at run time (not interned by Python) comes back
+    # as the interned string, equal and identical.
+    import sys
+
+    parts = ["sta", "tus_x", "f", "it_x"]
+    name, value = parts[0] + parts[1], parts[2] + parts[3]
+    assert name is not sys.intern("status_x") and value is not sys.intern("fit_x")  # built apart from the constants
+    made = Record("ship_x", ((name, value), ("hits", 2)))
+    (stored_name, stored_value), _ = made.items()
+    assert stored_name is sys.intern("status_x") and stored_value is sys.intern("fit_x")
+    assert made._fields["status_x"] is sys.intern("fit_x") and made.get("hits") == 2

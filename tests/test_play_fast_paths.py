@@ -128,7 +128,8 @@ def calling(make_ruleset):
 
 
 def test_a_call_through_the_runs_table_gives_the_evaluators_counts(calling):
-    assert "PLAYS['shot'](rt, " in procedure_source(calling, "p", "play")
+    # (seventh round: the callee's positional play function, its inputs one by one: Run.plays_positional)
+    assert "PLAYSP['shot'](rt, R, depth + 1" in procedure_source(calling, "p", "play")
     counts = [monte_carlo(calling, "p", trials=600, seed=7, engine=engine).counts for engine in ("compiled", "reference")]
     assert counts[0] == counts[1]
     # hits in 0 .. 4, all 600 plays counted
@@ -266,3 +267,119 @@ def test_exact_odds_walk_a_range_without_its_list(one_procedure, engine):
     assert "CRNG(rt, " in procedure_source(ruleset, "p", "exact")
     # multiples of 3 in 1 .. 10: 3, 6, 9 (no dice: probability 1)
     assert odds(ruleset, "p", {"size": 10}, engine=engine).probability("done", n=3, last=9) == 1
+
+
+def test_an_input_passed_on_to_a_wider_input_is_not_checked_again(make_ruleset):
+    # seventh round (engine.calls.coerced_already): the caller's input `side` (attacker or defender) and `n` (1 to 3) were
+    # coerced when the caller was called; a callee input that takes every value they can hold (side: attacker,
+    # defender or neutral; n: 0 to 5) gets them as they are, with no test.  A narrower one (only attacker) is still
+    # tested: side = defender fails there in both engines with the same message.  Each play rolls a d6: the callee
+    # answers hit on 4 or more, so 300 plays split between hit and miss alike in both engines.
+    from conftest import procedure
+
+    from interpreter.errors import RuleViolation
+
+    wide = procedure("let die = 1d6\nif die >= 4 then\n  outcome hit\nend\noutcome miss",
+                     inputs="{side: {type: enum, values: [attacker, defender, neutral]}, n: {type: int, min: 0, max: 5}}")
+    narrow = procedure("outcome fine", inputs="{side: {type: enum, values: [attacker]}}")
+    caller = procedure("let r = resolve wide(side = side, n = n)\nlet s = resolve narrow(side = side)\noutcome done(hit = r.outcome == \"hit\")",
+                       inputs="{side: {type: enum, values: [attacker, defender], default: attacker}, n: {type: int, min: 1, max: 3, default: 2}}")
+    ruleset = make_ruleset({"p": caller, "wide": wide, "narrow": narrow})
+    play = procedure_source(ruleset, "p", "play")
+    assert play.count("COERCED(") == 1 and "input 'side' of narrow" in play
+    counts = [monte_carlo(ruleset, "p", trials=300, seed=2, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1] and {outcome.get("hit") for outcome, _ in counts[0]} == {True, False}
+    for engine in ("compiled", "reference"):
+        with pytest.raises(RuleViolation, match="must be one of attacker"):
+            monte_carlo(ruleset, "p", {"side": "defender"}, trials=5, seed=2, engine=engine)
+
+
+def test_a_play_with_an_outlined_expression_hands_it_the_inputs_tuple(one_procedure):
+    # seventh round: a play function takes its inputs one by one (engine.play.write_play); an expression nested
+    # deeper than one Python expression may be is a function of its own that reads the inputs out of a tuple, made
+    # for it.  die + (x + (x + ... (x + 1))) with x = 2 written 24 times: die + 49, 50 to 55, one face each.
+    from interpreter.engine.expressions import MAX_EXPRESSION_DEPTH
+
+    depth = MAX_EXPRESSION_DEPTH + 4
+    body = "let die = 1d6\noutcome v(t = die + " + "(x + " * depth + "1" + ")" * depth + ")"
+    ruleset = one_procedure(body, inputs="{x: {type: int, default: 2}}")
+    play = procedure_source(ruleset, "p", "play")
+    assert "I = (i0, )" in play and "(rt, I" in play
+    counts = [monte_carlo(ruleset, "p", trials=600, seed=4, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert {outcome.get("t") for outcome, _ in counts[0]} == set(range(50, 56))
+
+
+LOOKUPS = """\
+tables:
+  rolls:
+    title: "Rolls"
+    rule: "r"
+    rows: {name: "Roll"}
+    columns: {name: "What", entries: ["dice", "faces"]}
+    edges: {rows: error, columns: error}
+    cells:
+      "1": [2, 6]
+      "2": [1, 4]
+"""
+
+
+def test_a_lookup_of_constants_is_found_when_the_play_compiles(one_procedure):
+    # seventh round (Expressions.constant_lookup): row 1 holds 2 dice of 6 faces, written into the play, and the roll
+    # of those dice is written as literal dice (no check_dice call each play): 2d6, totals 2 .. 12, in both engines
+    # alike.  Row 3 is off the table (edges: error): never found at compile time, so both engines raise it at run
+    # time, at the lookup.
+    from interpreter.errors import RuleViolation
+
+    body = ('let n = lookup rolls(row = {row}, column = "dice")\n'
+            'let total = dice(lookup rolls(row = {row}, column = "dice"), lookup rolls(row = {row}, column = "faces"))\n'
+            "outcome v(n = n, total = total)")
+    ruleset = one_procedure(body.format(row=1), extra=LOOKUPS)
+    play = procedure_source(ruleset, "p", "play")
+    assert "v0 = 2" in play and "check_dice(" not in play.split("if not POK2_6:")[-1].split("\n")[1]
+    assert "POK2_6 = 2 <= rt.limits.max_dice_per_roll" in play
+    counts = [monte_carlo(ruleset, "p", trials=500, seed=6, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert {outcome.get("n") for outcome, _ in counts[0]} == {2} and {outcome.get("total") for outcome, _ in counts[0]} <= set(range(2, 13))
+    off = one_procedure(body.format(row=3), extra=LOOKUPS)
+    messages = []
+    for engine in ("compiled", "reference"):
+        with pytest.raises(RuleViolation) as raised:
+            monte_carlo(off, "p", trials=5, seed=6, engine=engine)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1] and "3 is off the table" in messages[0] and "let n = lookup" in messages[0]
+
+
+def test_a_division_in_place_divides_as_the_evaluator_and_refuses_zero(one_procedure):
+    # seventh round: a play divides by a variable in place (DIV only for a divisor of 0).  die - 4 is -3 .. 2:
+    # 7 // (die - 4) floors as Python does (-3, -4, -7, then 0 fails, then 7, 3), and 7 % (die - 4) likewise;
+    # a die of 4 divides by 0, which both engines refuse with the same message.
+    from interpreter.errors import RuleViolation
+
+    body = "let die = 1d6\nlet d = die - 4\nif d == 0 then\n  outcome zero\nend\noutcome v(q = 7 // d, m = 7 % d)"
+    ruleset = one_procedure(body)
+    assert "DIV(" in procedure_source(ruleset, "p", "play") and " // " in procedure_source(ruleset, "p", "play")
+    counts = [monte_carlo(ruleset, "p", trials=600, seed=8, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert {(o.get("q"), o.get("m")) for o, _ in counts[0] if o.name == "v"} == {(-3, -2), (-4, -1), (-7, 0), (7, 0), (3, 1)}
+    zero = one_procedure("let die = 1d6\noutcome v(q = 7 // (die - die))")
+    messages = []
+    for engine in ("compiled", "reference"):
+        with pytest.raises(RuleViolation) as refused:
+            monte_carlo(zero, "p", trials=5, seed=8, engine=engine)
+        messages.append(str(refused.value))
+    assert messages[0] == messages[1] and "division by zero" in messages[0]
+
+
+def test_a_roll_of_variables_set_once_to_constants_is_written_as_literal_dice(one_procedure):
+    # seventh round (facts.assigned_once): n and s are set once, by their let, to 2 and 6: dice(n, s) is 2d6 written
+    # out (POK2_6, no check_dice each play), totals 2 .. 12 in both engines alike.  m is set again in an if: its
+    # value is not known when the play compiles, so that roll is still checked at run time.
+    body = ("let n = 2\nlet s = 6\nlet m = 1\nlet a = dice(n, s)\nif a > 6 then\n  set m = 2\nend\n"
+            "let b = dice(m, s)\noutcome v(a = a, b = b)")
+    ruleset = one_procedure(body)
+    play = procedure_source(ruleset, "p", "play")
+    assert "POK2_6" in play and play.count("rt.check_dice(") == 2  # 2d6's rare path, and dice(m, s)'s check
+    counts = [monte_carlo(ruleset, "p", trials=600, seed=9, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert {outcome.get("a") for outcome, _ in counts[0]} <= set(range(2, 13)) and max(outcome.get("b") for outcome, _ in counts[0]) > 6

@@ -156,7 +156,7 @@ def test_a_caller_reading_only_fields_gets_keys_and_the_same_counts(make_ruleset
     outcome done(total = total, louds = louds)
     """
     ruleset = key_ruleset(make_ruleset, caller)
-    assert "PLAYS['shot'](rt, " in procedure_source(ruleset, "p", "play")  # the key, from the play function
+    assert "PLAYSP['shot'](rt, R, depth + 1" in procedure_source(ruleset, "p", "play")  # the key, from the play function
     counts = both_engines(ruleset)
     assert sum(n for _, n in counts) == 300
     # each shot: damage 1 or 2 with 1/6 each; 3 shots: at most 6 damage, at most 3 loud shots
@@ -173,7 +173,7 @@ def test_an_outcome_passed_on_stays_an_outcome_value(make_ruleset):
     """
     ruleset = key_ruleset(make_ruleset, caller)
     source = procedure_source(ruleset, "p", "play")
-    assert source.count("PLAYS['shot'](rt, ") == 1 and source.count("call_play_direct") == 1
+    assert source.count("PLAYSP['shot'](rt, R, depth + 1") == 1 and source.count("call_play_direct") == 1
     both_engines(ruleset)
 
 
@@ -183,7 +183,7 @@ def test_a_missing_field_read_from_a_key_words_the_evaluators_error(make_ruleset
     outcome done(damage = s.damage)
     """
     ruleset = key_ruleset(make_ruleset, caller)
-    assert "PLAYS['shot'](rt, " in procedure_source(ruleset, "p", "play")  # the key, from the play function
+    assert "PLAYSP['shot'](rt, R, depth + 1" in procedure_source(ruleset, "p", "play")  # the key, from the play function
     messages = []
     for engine in ("compiled", "reference"):
         with pytest.raises(RuleViolation) as caught:

@@ -210,3 +210,73 @@ def test_a_statement_walking_a_range_is_a_loop_that_compiles_and_counts_by_hand(
     assert (outcome.get("k"), outcome.get("a"), outcome.get("m")) == (3, True, 4)
     # CRNG charges a range of r numbers 2 * r (made and walked): 10 + 10 + 8; the list of 4 items 4 more: 32
     assert budget.work == 32
+
+
+NESTED = """\
+let js = list(j for j in 1 .. count(xs) if any(xs[i] > j for i in ys))
+let ks = sort(count(i for i in ys if xs[i] >= j) for j in 1 .. count(xs))
+outcome v(n = count(js), k = ks[1])
+"""
+
+
+def test_an_aggregate_inside_a_statements_walk_is_an_inner_loop_charged_by_hand(one_procedure):
+    # seventh round: any/all/count as the condition or element of a statement's walk (list, sort, ...) is an inner loop
+    # in a play (playwork._inner_walk), no list made.  xs = [1, 2, 3], ys = [1, 2]:
+    # js walks the positions of xs (2 * 3 = 6) and ys once for each (3 * 2 = 6); j = 1: xs[2] = 2 > 1, kept;
+    # j = 2, 3: neither 1 nor 2 is above: js = [1], 1 item.  13 units.
+    # ks walks the positions of xs (6) and ys for each (6): keys j = 1: 2 (1 and 2 >= 1), j = 2: 1, j = 3: 0, so
+    # sorted by key the positions 3, 2, 1: 12 units, and k = ks[1] = 3.  25 units in all; n = 1.  The evaluator
+    # charges its 3 statements 4 units each too (37), which a play counts in its own local, charged past the chunk.
+    ruleset = one_procedure(NESTED, inputs="{xs: {type: list, of: int, default: [1, 2, 3]}, ys: {type: list, of: int, default: [1, 2]}}")
+    play = procedure_source(ruleset, "p", "play")
+    assert "any([" not in play.split("except FMISS")[0] and "for v1 in i1:" in play  # the inner walk is a loop over ys
+    for engine, work in (("compiled", 25), ("reference", 37)):
+        budget = Budget(UNLIMITED)
+        outcome = resolve(ruleset, "p", {}, seed=1, budget=budget, trace=False, engine=engine).outcome
+        assert (outcome.get("n"), outcome.get("k")) == (1, 3)
+        assert budget.work == work
+
+
+def test_an_inner_any_evaluates_every_item_as_the_list_does(one_procedure):
+    # the inner loop must not stop at the first true item: with ys = [1, 5], xs[1] = the die > 0 is true, then
+    # xs[5] is outside xs (3 items): both engines stop there with the same error; with ys = [1, 2] the same counts.
+    body = "let die = 1d6\nlet xs = [die, 2, 3]\nlet js = list(j for j in 1 .. 2 if any(xs[i] > 0 for i in ys))\noutcome v(n = count(js))"
+    for ys in ("[1, 2]", "[1, 5]"):
+        ruleset = one_procedure(body, inputs=f"{{ys: {{type: list, of: int, default: {ys}}}}}")
+        if ys == "[1, 2]":
+            counts = [monte_carlo(ruleset, "p", trials=200, seed=3, engine=engine).counts for engine in ("compiled", "reference")]
+            assert counts[0] == counts[1]
+            assert [(outcome.get("n"), n) for outcome, n in counts[0]] == [(2, 200)]  # every item above 0: both js
+            continue
+        for engine in ("compiled", "reference"):
+            with pytest.raises(RuleViolation, match=r"index 5 is outside the list \(1 to 3\)"):
+                monte_carlo(ruleset, "p", trials=10, seed=5, engine=engine)
+
+
+def test_a_constant_switch_takes_its_branch_and_the_walk_there_is_a_loop(one_procedure):
+    # `if switch then list(...) else list(...)` with switch a yes/no constant: a play writes only the branch taken
+    # (Expressions.decided), so the list there is a statement's loop.  xs = [die, 2, 3]: the items above 1 are 2 and
+    # 3, and the die when it shows 2 or more (5 faces in 6): n is 3 or 2, the same counts as the evaluator's.
+    body = ("let die = 1d6\nlet xs = [die, 2, 3]\nlet ys = if switch then list(i for i in 1 .. count(xs) if xs[i] > 1)"
+            " else list(i for i in 1 .. count(xs))\noutcome v(n = count(ys))")
+    ruleset = one_procedure(body, extra="constants:\n  switch: {value: true, rule: \"test\"}\n")
+    play = procedure_source(ruleset, "p", "play")
+    assert " if True else " not in play and "for v" in play
+    counts = [monte_carlo(ruleset, "p", trials=300, seed=5, engine=engine).counts for engine in ("compiled", "reference")]
+    assert counts[0] == counts[1]
+    assert {outcome.get("n") for outcome, _ in counts[0]} == {2, 3}
+
+
+def test_the_positions_of_two_lists_are_walked_without_a_range_made(one_procedure):
+    # seventh round: `1 .. min(count(xs), count(ys))` walks positions inside both lists: no CRNG, items read without a
+    # bounds check, the walk charged as CRNG charged it (2 a position).  xs = [1, 5, 3], ys = [2, 2]: positions 1, 2;
+    # xs[2] = 5 > 2 only: ks = [2].  2 * 2 + 1 = 5 units; the evaluator also charges its 2 statements 4 units each: 13.
+    body = "let ks = list(k for k in 1 .. min(count(xs), count(ys)) if xs[k] > ys[k])\noutcome v(n = count(ks), k = ks[1])"
+    ruleset = one_procedure(body, inputs="{xs: {type: list, of: int, default: [1, 5, 3]}, ys: {type: list, of: int, default: [2, 2]}}")
+    play = procedure_source(ruleset, "p", "play")
+    assert "CRNG(" not in play.split("except FMISS")[0] and "range(1, min(len(i0), len(i1)) + 1)" in play
+    for engine, work in (("compiled", 5), ("reference", 13)):
+        budget = Budget(UNLIMITED)
+        outcome = resolve(ruleset, "p", {}, seed=1, budget=budget, trace=False, engine=engine).outcome
+        assert (outcome.get("n"), outcome.get("k")) == (1, 2)
+        assert budget.work == work

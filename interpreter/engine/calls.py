@@ -81,9 +81,19 @@ def direct_inputs(c: ProcedureCompiler, call: ir.CallProcedure) -> list[tuple[st
 
 
 def direct_call_inputs(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedure, expressions: Expressions) -> str | None:
+    """The source of the callee's inputs tuple, its items written by :func:`direct_call_values`; None, writing
+    nothing, when the call takes the general path."""
+    values = direct_call_values(c, w, call, expressions)
+    return None if values is None else "(" + "".join(value + ", " for value in values) + ")"
+
+
+def direct_call_values(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedure, expressions: Expressions,
+                       play_inputs_held: bool = False) -> list[str] | None:
     """Write the arguments of ``call`` into locals, in the order written (an error is the first the
-    evaluator meets), and give the source of the callee's inputs tuple built from them (see
-    direct_inputs); None, writing nothing, when the call takes the general path."""
+    evaluator meets), and give the source of the callee's inputs built from them, one by one (see
+    direct_inputs); None, writing nothing, when the call takes the general path.  ``play_inputs_held``
+    (plays): an argument that is an input of the caller whose coercion implies the callee's is passed as it
+    is (:func:`coerced_already`)."""
     direct = direct_inputs(c, call)
     if direct is None:
         return None
@@ -91,10 +101,13 @@ def direct_call_inputs(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedu
     for name, value in call.args:
         argument[name] = w.temp("a")
         expressions.assign(argument[name], value)
+    argument_ir = dict(call.args)
     values = []
     for how, part in direct:
         if how == "arg":
             values.append(argument[part])
+        elif how == "check" and play_inputs_held and coerced_already(c, argument_ir[part[0]], part[1].type):
+            values.append(argument[part[0]])
         elif how == "check":
             input_name, spec = part
             what, given = f"input '{input_name}' of {call.procedure}", argument[input_name]
@@ -103,4 +116,28 @@ def direct_call_inputs(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedu
             values.append(slow if fast is None else f"({given} if {fast} else {slow})")
         else:
             values.append(part)
-    return "(" + "".join(value + ", " for value in values) + ")"
+    return values
+
+
+def coerced_already(c: ProcedureCompiler, value: Any, expected: Any) -> bool:
+    """Whether ``value`` (an argument's IR) is an input of the calling procedure whose declared type makes coercing it
+    to ``expected`` return it unchanged, without an error: an enumeration within the callee's (or plain text), a whole
+    number within the callee's bounds.  The caller's inputs were coerced to their declared types when it was called
+    (an enumeration or a bounded number is never passed as it is: inputs.coercion_keeps), and nothing sets an input;
+    the callee's test would only find that again (fifteen_a_side: nine enumerations on each of 21 calls of
+    column_action a play)."""
+    from ..values import IntType, StrType
+
+    if type(value) is not ir.InputRef:
+        return False
+    spec = c.procedure.input(value.name)
+    if spec is None:  # a choice: read from the run
+        return False
+    held = spec.type
+    if type(held) is StrType and type(expected) is StrType:
+        return expected.values is None or (held.values is not None and set(held.values) <= set(expected.values))
+    if type(held) is IntType and type(expected) is IntType:
+        low_ok = expected.low is None or (held.low is not None and held.low >= expected.low)
+        high_ok = expected.high is None or (held.high is not None and held.high <= expected.high)
+        return low_ok and high_ok
+    return False

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import ir
 from ..runtime import make_guard, overflow
+from . import playwork
 from .facts import locals_in
 from .module import literal
 from .playwork import checked_locally, local_charge, walk_assigned
@@ -66,8 +67,9 @@ class Expressions(NodeVisitor):
         # plays only: slots holding a resolved procedure's outcome key, by procedure (facts.outcome_key_slots)
         self.keys = keys
         # plays only: inside ``agg(... for i in 1 .. count(xs) ...)``, the variable's slot -> the list's source
-        # ("i0"): xs[i] there is always inside the list, read without a bounds check
-        self.positions_of: dict[int, str] = {}
+        # (("i0",); two for ``1 .. min(count(xs), count(ys))``): xs[i] there is always inside the list, read without a
+        # bounds check
+        self.positions_of: dict[int, tuple[str, ...]] = {}
         # plays only, while a statement's fast form is written (see assign): a record's field read as
         # ``subject._fields[name]``, no test of the subject's kind, and a list's item without comparing the
         # position with its length; fast_reads counts them
@@ -119,6 +121,7 @@ class Expressions(NodeVisitor):
         procedure, so the second form meets what the first met (the first's work charges are spent twice then:
         only on the way to an error, or for a field of an outcome the checker could not see).  Try blocks cost
         nothing in Python 3.11 until they catch."""
+        value = playwork.decided(self, value)
         if walk_assigned(self, target, value):
             return
         slow = self(value)
@@ -221,7 +224,7 @@ class Expressions(NodeVisitor):
 
     def visit_Index(self, e: ir.Index, walrus: bool, depth: int) -> str:
         subject, position, pos = self.expr(e.subject, walrus, depth + 1), self.expr(e.index, walrus, depth + 1), self.pos(e)
-        if type(e.index) is ir.Local and self.positions_of.get(e.index.slot) == subject:
+        if type(e.index) is ir.Local and subject in self.positions_of.get(e.index.slot, ()):
             return f"{subject}[{position} - 1]"  # a position of 1 .. count(subject): inside the list
         # a play's fast form (see assign) leaves a position past the end to Python's IndexError
         inside = "" if self.fast_fields else f" <= len({subject})"
@@ -258,6 +261,11 @@ class Expressions(NodeVisitor):
         if e.op in ("//", "%"):
             if type(e.right) is ir.Const and type(e.right.value) is int and e.right.value != 0:
                 return f"({left} {e.op} {right})"
+            if walrus and self.keys is not None:
+                # plays: divided in place unless the divisor is 0 (DIV words that), both sides evaluated in order
+                # first (divide_into_columns: about 120 divisions a play of fifteen_a_side)
+                a, b = self.w.temp("a"), self.w.temp("b")
+                return f"({a} {e.op} {b} if (({a} := {left}) is {a}) and ({b} := {right}) else DIV({pos}, {a}, {e.op!r}, {b}))"
             return f"DIV({pos}, {left}, {e.op!r}, {right})"
         low, high = self.w.need("LO", "rt.int_low"), self.w.need("HI", "rt.int_high")
         if not walrus:
@@ -275,6 +283,8 @@ class Expressions(NodeVisitor):
         return f"({self.expr(e.left, walrus, depth + 1)} {e.op} {self.expr(e.right, walrus, depth + 1)})"
 
     def visit_Conditional(self, e: ir.Conditional, walrus: bool, depth: int) -> str:
+        if self.keys is not None and type(e.condition) is ir.Const and type(e.condition.value) is bool:
+            return self.expr(playwork.decided(self, e), walrus, depth)
         then, condition, otherwise = (self.expr(x, walrus, depth + 1) for x in (e.then, e.condition, e.otherwise))
         return f"({then} if {condition} else {otherwise})"
 
@@ -344,7 +354,7 @@ class Expressions(NodeVisitor):
         statement later at most."""
         return self.work_local is not None and walrus
 
-    def walked_collection(self, e: ir.Aggregate, walks: str | None, depth: int, local: bool) -> tuple[str, str, str]:
+    def walked_collection(self, e: ir.Aggregate, walks: tuple[str, ...] | None, depth: int, local: bool) -> tuple[str, str, str]:
         """What an aggregate walks, and (plays only) the work of walking it charged with its finish instead of by
         a call of its own: the positions ``1 .. count(xs)`` of a list or input ``xs`` (``2 * len(xs)``, what
         CRNG charges for the range made and walked) or the items of one (``len(xs)``, what CNT charges).
@@ -355,7 +365,7 @@ class Expressions(NodeVisitor):
         CNT, charged before the walk, and no work left for the finish."""
         span = e.collection
         if self.keys is not None and walks is not None:
-            return f"range(1, len({walks}) + 1)", f"2 * len({walks})", ""
+            return f"range(1, {playwork.walked_length(walks)} + 1)", f"2 * {playwork.walked_length(walks)}", ""
         if self.keys is not None and type(span) in (ir.Local, ir.InputRef):
             listed = self.visit(span, False, depth + 1)
             return listed, f"len({listed})", ""
@@ -380,22 +390,32 @@ class Expressions(NodeVisitor):
             return f"[{element} for {var} in {collection}{condition}]"
         return f"[{var} for {var} in {collection}{condition}]"
 
-    def positions_walked(self, e: ir.Aggregate) -> str | None:
-        """The source of the list whose positions an aggregate walks (``for i in 1 .. count(xs)``, xs a variable
-        or an input, which nothing in the aggregate can change); None for any other collection."""
+    def positions_walked(self, e: ir.Aggregate) -> tuple[str, ...] | None:
+        """The sources of the lists whose positions an aggregate walks (``for i in 1 .. count(xs)``, xs a variable
+        or an input, which nothing in the aggregate can change; in plays also ``1 .. min(count(xs), count(ys))``,
+        positions inside both); None for any other collection."""
         span = e.collection
         if not isinstance(span, ir.Range) or not (type(span.low) is ir.Const and span.low.value == 1):
             return None
         high = span.high
-        if not (isinstance(high, ir.CallFunction) and high.function.name == "count" and len(high.args) == 1 and type(high.args[0]) in (ir.Local, ir.InputRef)):
-            return None
-        listed = high.args[0]
-        if type(listed) is ir.Local and listed.slot == e.slot:
-            return None
-        return self.visit(listed, False, 0)
+        counted: tuple[ir.Expr, ...] = (high,)
+        if self.keys is not None and isinstance(high, ir.CallFunction) and high.function.name == "min" and len(high.args) > 1:
+            counted = high.args
+        sources = []
+        for each in counted:
+            if not (isinstance(each, ir.CallFunction) and each.function.name == "count" and len(each.args) == 1 and type(each.args[0]) in (ir.Local, ir.InputRef)):
+                return None
+            listed = each.args[0]
+            if type(listed) is ir.Local and listed.slot == e.slot:
+                return None
+            sources.append(self.visit(listed, False, 0))
+        return tuple(sources)
 
     def visit_Lookup(self, e: ir.Lookup, walrus: bool, depth: int) -> str:
         m = self.module
+        known = playwork.constant_lookup(self, e)
+        if known is not None:
+            return literal(known) or ""
         row = self.expr(e.row, walrus, depth + 1)
         keys = self.c.facts.ranges.get(e.row.slot) if type(e.row) is ir.Local else None
         by_key = rows_by_key(e.table, keys) if keys is not None else None

@@ -96,6 +96,19 @@ class WrittenSlots(NodeVisitor):
 written_slots = WrittenSlots()
 
 
+def assigned_once(block: ir.Block) -> dict[int, ir.Assign]:
+    """Slots that one statement writes, a ``let``, and nothing else: their value is that statement's wherever they
+    are read (the checker lets a name be read only after its ``let``), by slot."""
+    writes: dict[int, int] = {}
+    lets: dict[int, ir.Assign] = {}
+    for statement in ir.statements_in(block):
+        for slot in written_slots(statement):
+            writes[slot] = writes.get(slot, 0) + 1
+        if type(statement) is ir.Assign and statement.declare:
+            lets[statement.slot] = statement
+    return {slot: let for slot, let in lets.items() if writes[slot] == 1}
+
+
 def structure(block: ir.Block, facts: Facts) -> None:
     """Bound slots, rolls, loops, if-depth and assigned slots of every statement (children before parents)."""
     order = list(ir.statements_in(block))

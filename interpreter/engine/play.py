@@ -13,13 +13,15 @@ for one Python function become functions of their own.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
 from ..limits import CALL_WORK, STATEMENT_WORK, Budget
-from .calls import direct_call_inputs
+from .calls import direct_call_values
 from .expressions import Expressions
 from .facts import MAX_INLINE_IFS
+from .playwork import constant_lookup
 from .visitor import NodeVisitor
 from .writer import CodeWriter
 
@@ -43,16 +45,33 @@ LONG_ROUND = 32
 
 
 def write_play(c: ProcedureCompiler) -> str:
-    """The play entry function ``(rt, I, R, depth) -> outcome key``; its name."""
-    name = f"y{c.number}_{c.module.name('')}"
-    w = CodeWriter(c.module, name, "rt, I, R, depth")
+    """The play entry function ``(rt, I, R, depth) -> outcome key``; its name.  It hands the inputs tuple on to the
+    play itself, ``(rt, R, depth, input...) -> outcome key``, which is its ``positional`` attribute: generated plays
+    call that one with the inputs written where they call it (Run.plays_positional)."""
+    number = c.module.name("")
+    name, inner = f"y{c.number}_{number}", f"yp{c.number}_{number}"
+    inputs = [f"i{i}" for i in range(len(c.input_names))]
+    w = CodeWriter(c.module, inner, ", ".join(["rt", "R", "depth", *inputs]))
     w.line(f"if depth > rt.limits.max_call_depth: TOODEEP(rt, {c.module.ref(c.procedure.body.pos, 'p')})")
     w.line("r = None")
     w.line("w = 0")
     w.line(f"{LOCAL_WORK} = 0")
     PlayWriter(c, w, roll="R", mode="play").block(c.procedure.body.statements, loops=0)
+    for local in inputs:  # parameters here (ProcedureCompiler.input_local asks for them out of the tuple)
+        w.needs.pop(local, None)
+    if _NAMES_THE_TUPLE(" ".join(w.body())):
+        # an outlined statement or expression takes the inputs as a tuple (a procedure nested too deeply: rare)
+        w.needs = {"I": "(" + "".join(local + ", " for local in inputs) + ")", **w.needs}
+    entry = CodeWriter(c.module, name, "rt, I, R, depth")
+    entry.line(f"return {inner}(rt, R, depth, *I)")
+    c.module.add(entry.finish())  # first: `wartable show --code play` opens with the entry
     c.module.add(w.finish())
+    c.module.add([f"{name}.positional = {inner}", ""])
     return name
+
+
+# `I` as a name in a play function's source: an outlined part is called with the inputs tuple
+_NAMES_THE_TUPLE = re.compile(r"\bI\b").search
 
 
 def larger_than(block: ir.Block, limit: int) -> bool:
@@ -132,15 +151,18 @@ class PlayWriter(NodeVisitor):
 
     def visit_CallProcedure(self, s: ir.CallProcedure, loops: int) -> bool:
         c, w, e = self.c, self.w, self.expressions
-        values = direct_call_inputs(c, w, s, e)
+        values = direct_call_values(c, w, s, e, play_inputs_held=True)
         if values is not None and s.slot in c.key_slots:
             # a caller that only reads fields of the outcome gets its key (facts.outcome_key_slots): the callee's play
-            # function called straight from the run's table (Run.plays), charged as Run.call_play charges a call
+            # function called straight from the run's table (Run.plays_positional), its inputs one by one, charged as
+            # Run.call_play charges a call
             self._call_charged(c.pos(s))
-            w.line(f"v{s.slot} = {w.need('PLAYS', 'rt.plays')}[{s.procedure!r}](rt, {values}, R, depth + 1)")
+            table = w.need("PLAYSP", "rt.plays_positional")
+            w.line(f"v{s.slot} = {table}[{s.procedure!r}](rt, R, depth + 1{''.join(', ' + value for value in values)})")
             return False
         if values is not None:
-            w.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, {values}, depth + 1, R, {c.pos(s)})")
+            inputs = "(" + "".join(value + ", " for value in values) + ")"
+            w.line(f"v{s.slot} = rt.call_play_direct({s.procedure!r}, {inputs}, depth + 1, R, {c.pos(s)})")
             return False
         given = "{" + ", ".join(f"{name!r}: {e(value)}" for name, value in s.args) + "}"
         trusted = c.module.ref(s.trusted, "t")
@@ -208,12 +230,24 @@ class PlayWriter(NodeVisitor):
             self._rerolled(s)
         elif s.kind != "sum":
             self._pool_or_successes(s)
-        elif type(s.count) is ir.Const and type(s.sides) is ir.Const and type(s.count.value) is int and type(s.sides.value) is int \
-                and 0 <= s.count.value <= 4 and s.sides.value >= 1:
-            self._few_literal_dice(s, s.count.value, s.sides.value)
+        elif type(count := self._known(s.count)) is int and type(sides := self._known(s.sides)) is int and 0 <= count <= 4 and sides >= 1:
+            self._few_literal_dice(s, count, sides)
         else:
             self._dice(s)
         return False
+
+    def _known(self, count_or_sides: Any) -> Any:
+        """A roll's count or sides known when the play compiles: a constant, a lookup of constants
+        (playwork.constant_lookup), or a variable set once, by a ``let`` of either (facts.assigned_once:
+        ``let faces = lookup unspecified_rolls(...)`` then ``dice(count_of_dice, faces)``); None otherwise."""
+        if type(count_or_sides) is ir.Local:
+            let = self.c.play_lets.get(count_or_sides.slot)
+            if let is None:
+                return None
+            count_or_sides = let.value
+        if type(count_or_sides) is ir.Const:
+            return count_or_sides.value
+        return constant_lookup(self.expressions, count_or_sides)
 
     def _draw(self, sides: str) -> str:
         return f"int(r() * {sides}) + 1" if self.roll == "r" else f"R({sides})"

@@ -10,14 +10,19 @@ a charge inside an aggregate checks it in place (:func:`local_charge`).  A state
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextlib import nullcontext as _nothing
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
 from ..limits import SHORT_LIST
+from .module import literal
+from .sites import lookup_site
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from .expressions import Expressions
+    from .writer import CodeWriter
 
 # Finishes a play's statement writes as a loop over an existing list (walk_assigned): the result's start,
 # and its update for an item whose condition holds (the element evaluated for any and all, as the list holds it).
@@ -26,6 +31,16 @@ WALK_FINISH = {
     "any": ("False", "if {element}: {result} = True"),
     "all": ("True", "if not {element}: {result} = False"),
     "list": ("[]", "{result}.append({element})"),  # then checked as the comprehension's tuple is (checked_locally)
+    # the key, the item's place and the item, as the comprehension gave them to the finish (functions._finish_sort)
+    "sort": ("[]", "{result}.append(({element}, {var}_n, {var}))"),
+    "sort_desc": ("[]", "{result}.append(({element}, {var}_n, {var}))"),
+}
+
+# What an inner loop (_inner_walk) does for an item whose condition holds: its result's start and update.
+INNER_FINISH = {
+    "count": ("0", "{result} += 1"),
+    "any": ("False", "if {element}: {result} = True"),
+    "all": ("True", "if not {element}: {result} = False"),
 }
 
 
@@ -61,12 +76,14 @@ def checked_locally(x: Expressions, made: str, pos: str, walked: str, plain: boo
 
 
 def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
-    """In a play function (``x``), ``target = count/any/all(... for item in items ...)`` over a list that exists (a variable or an
-    input, or its positions) written as a loop rather than a list made and finished (a comprehension is a function
-    called, about 0.2 µs, and a play makes hundreds of these): every item's condition and element evaluated, as
-    the list would evaluate them, the result counted, tested or gathered as it goes (a list then checked as the comprehension's is), the walk charged to the local counter
-    after it.  In a try when it reads fields or items without tests (see assign), the expression after it.  False,
-    writing nothing, for any other value."""
+    """In a play function (``x``), ``target = count/any/all/list/sort(... for item in items ...)`` over a list that exists (a
+    variable or an input, or its positions) written as a loop rather than a list made and finished (a comprehension is
+    a function called, about 0.2 µs, and a play makes hundreds of these): every item's condition and element
+    evaluated, as the list would evaluate them, the result counted, tested or gathered as it goes (a list then checked
+    as the comprehension's is, a sort's keys sorted by its finish), the walk charged to the local counter after it.  A
+    condition or element that is itself ``count``/``any``/``all`` over a list is an inner loop (:func:`_inner_walk`).
+    In a try when it reads fields or items without tests (see assign), the expression after it.  False, writing
+    nothing, for any other value."""
     if x.work_local is None or x.aggregate_depth or type(e) is not ir.Aggregate or e.function.name not in WALK_FINISH:
         return False
     walks = x.positions_walked(e)
@@ -77,30 +94,142 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     if walks is not None:
         x.positions_of[e.slot] = walks
     x.aggregate_depth += 1
+    w, result = x.w, x.w.temp("wr")
+    body = _Lines()
     try:
         collection, walked, _ = x.walked_collection(e, walks, 0, True)
-        condition = x.expr(e.condition, True, 1) if e.condition is not None else None
-        element = x.expr(e.element, True, 1) if e.function.evaluates_element else None
+        start, update = WALK_FINISH[e.function.name]
+        keyed = e.function.keyed
+        header = f"for v{e.slot}_n, v{e.slot} in enumerate({collection}):" if keyed else f"for v{e.slot} in {collection}:"
+        with body.block(header):
+            condition = _walked_value(x, body, e.condition) if e.condition is not None else None
+            with body.block(f"if {condition}:") if condition is not None else _nothing():
+                element = _walked_value(x, body, e.element) if e.function.evaluates_element else ""
+                body.line(update.format(result=result, element=element, var=f"v{e.slot}"))
     finally:
         x.fast_fields = False
         x.positions_of.pop(e.slot, None)
         x.aggregate_depth -= 1
-    start, update = WALK_FINISH[e.function.name]
-    w, result = x.w, x.w.temp("wr")
     with w.block("try:") if x.fast_reads else _nothing():
+        if keyed:
+            # the walk charged before it, as the aggregate's expression charges it (an inner walk checks the counter
+            # in place: the same units before it as there)
+            _charge_walk(x, walked, e)
         w.line(f"{result} = {start}")
-        tested = w.block(f"if {condition}:") if condition is not None else _nothing()
-        with w.block(f"for v{e.slot} in {collection}:"), tested:
-            w.line(update.format(result=result, element=element))
+        body.emit(w)
         if e.function.name == "list":
             w.line(f"{target} = {checked_locally(x, f'tuple_({result})', x.pos(e), walked, x.plain_list(e))}")
+        elif keyed:
+            w.line(f"{target} = {x.module.ref(e.function.finish, 'ag')}(rt, {x.pos(e)}, {result})")
         else:
-            if walked:  # a range walked (CRNG) is charged as it is made: nothing is left to charge
-                w.line(f"{x.work_local} += {walked}")
-                x.local_charges += 1
-                x.local_pos = x.pos(e)
+            _charge_walk(x, walked, e)
             w.line(f"{target} = {result}")
     if x.fast_reads:
         with w.block("except FMISS:"):
             w.line(f"{target} = {slow}")
     return True
+
+
+def _charge_walk(x: Expressions, walked: str, e: ir.Aggregate) -> None:
+    """The walk of a statement's loop added to the local counter (nothing for a range: CRNG charges it as it is made)."""
+    if walked:
+        x.w.line(f"{x.work_local} += {walked}")
+        x.local_charges += 1
+        x.local_pos = x.pos(e)
+
+
+class _Lines:
+    """Lines of a loop written before it is known whether they go inside a ``try`` (see walk_assigned): kept with
+    their indentation relative to where they are emitted."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[int, str]] = []
+        self.indent = 0
+
+    def line(self, text: str) -> None:
+        self.lines.append((self.indent, text))
+
+    @contextmanager
+    def block(self, header: str) -> Iterator[None]:
+        self.line(header)
+        self.indent += 1
+        yield
+        self.indent -= 1
+
+    def emit(self, w: CodeWriter) -> None:
+        for indent, text in self.lines:
+            w.indent += indent
+            w.line(text)
+            w.indent -= indent
+
+
+def _walked_value(x: Expressions, body: _Lines, node: Any) -> str:
+    """The source of a walk's condition or element, ``node``; a ``count``/``any``/``all`` over a list written as an
+    inner loop first (:func:`_inner_walk`), its result held in a local."""
+    if type(node) is ir.Aggregate and node.function.name in INNER_FINISH:
+        return _inner_walk(x, body, node)
+    return x.expr(node, True, 1)
+
+
+def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
+    """``count/any/all(... for item in items ...)`` inside a walk's loop (``list(j for j in js if any(afloat(s) for s
+    in ships[j]))``, about 1,000 items a play of fifteen_a_side) as a loop of its own: no list made and finished.
+    Every item is evaluated, as the evaluator's list evaluates them (an item after a true one may still raise); the
+    walk is charged to the local counter before it, checked in place, as the aggregate's expression charges it
+    (Expressions.visit_Aggregate); the local holding the result is returned."""
+    walks = x.positions_walked(e)
+    if walks is not None:
+        x.positions_of[e.slot] = walks
+    x.aggregate_depth += 1
+    try:
+        collection, walked, before = x.walked_collection(e, walks, 1, True)
+        if before:
+            body.line(before)
+        elif walked:
+            body.line(local_charge(x, walked, x.pos(e)))
+        start, update = INNER_FINISH[e.function.name]
+        result = x.w.temp("wi")
+        body.line(f"{result} = {start}")
+        with body.block(f"for v{e.slot} in {collection}:"):
+            condition = x.expr(e.condition, True, 2) if e.condition is not None else None
+            with body.block(f"if {condition}:") if condition is not None else _nothing():
+                element = x.expr(e.element, True, 2) if e.function.evaluates_element else ""
+                body.line(update.format(result=result, element=element))
+    finally:
+        x.positions_of.pop(e.slot, None)
+        x.aggregate_depth -= 1
+    return result
+
+
+def decided(x: Expressions, e: Any) -> Any:
+    """Plays only: the branch an ``if c then a else b`` takes when ``c`` is a yes/no constant (a rules switch such as
+    ``positions_close_up``: the evaluator evaluates only that branch), so that a walk there is written as a
+    statement's loop (walk_assigned); anything else as it is."""
+    while x.keys is not None and type(e) is ir.Conditional and type(e.condition) is ir.Const and type(e.condition.value) is bool:
+        e = e.then if e.condition.value else e.otherwise
+    return e
+
+
+def constant_lookup(x: Expressions, e: Any) -> Any:
+    """Plays only: the value of a lookup whose row, column and shift are constants (``lookup unspecified_rolls(row =
+    "tactical_contest", column = "dice")``, 63 lookups a play of fifteen_a_side), found now, when it is a number,
+    yes/no or text found without an error; None otherwise (an error is raised where the evaluator raises it)."""
+    if x.keys is None or type(e) is not ir.Lookup:
+        return None
+    values = []
+    for part in (e.row, e.column, e.shift):
+        if part is not None and not isinstance(part, ir.Const):
+            return None
+        values.append(None if part is None else part.value)
+    row, column, shift = values
+    try:
+        value = lookup_site(e.table, e.pos)(row, column, 0 if shift is None else shift)
+    except Exception:  # noqa: BLE001 - any error is the run's to raise, at run time
+        return None
+    return value if literal(value) is not None else None
+
+
+def walked_length(walks: tuple[str, ...]) -> str:
+    """How many positions ``walks`` (Expressions.positions_walked) gives: its list's length, the least of its lists'."""
+    lengths = [f"len({source})" for source in walks]
+    return lengths[0] if len(lengths) == 1 else f"min({', '.join(lengths)})"

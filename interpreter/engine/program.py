@@ -36,7 +36,7 @@ from ..runtime import Run
 from ..values import OutcomeValue
 from .calls import direct_inputs, write_inputs_check
 from .exact import write_exact
-from .facts import Facts, outcome_key_slots
+from .facts import Facts, assigned_once, outcome_key_slots
 from .module import GeneratedModule
 from .play import write_play
 from .sample import write_sample
@@ -231,6 +231,7 @@ class ProcedureCompiler:
         self.sites, self.site_of = number_sites(procedure.body)
         self.code = ProcedureCode(procedure, self.input_names, tuple(self.sites), self)
         self._key_slots: dict[int, str] | None = None
+        self._play_lets: dict[int, ir.Assign] | None = None
         self._callee_sites: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {}
 
     def build(self, mode: str) -> Callable[..., Any]:
@@ -238,6 +239,13 @@ class ProcedureCompiler:
         entry = WRITERS[mode](self)
         function: Callable[..., Any] = self.module.load(f"<wartable: procedure {self.procedure.name}, {mode}>")[entry]
         return function
+
+    @property
+    def play_lets(self) -> dict[int, ir.Assign]:
+        """Plays: the variables set once, by their ``let`` (facts.assigned_once), by slot; worked out on first use."""
+        if self._play_lets is None:
+            self._play_lets = assigned_once(self.procedure.body)
+        return self._play_lets
 
     @property
     def key_slots(self) -> dict[int, str]:
