@@ -26,7 +26,7 @@ from .checker_scope import Variable as _Variable
 from .checker_sides import passed_arguments, passed_hint, report_missing
 from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
-from .inputs import coercion_keeps
+from .inputs import coercion_keeps, coercion_refuses
 from .ruleset import ModifierList, Procedure, Ruleset
 from .tables import Table
 from .values import (
@@ -830,7 +830,7 @@ class Checker:
                 names = [s.name for s in callee.inputs] + [c.name for c in callee.choices]
                 self.error(arg.pos, f"procedure '{expr.procedure}' has no input '{arg.name}' (inputs: {', '.join(names) or 'none'})")
                 continue
-            if not compatible(expected, value_type):
+            if not compatible(expected, value_type) or coercion_refuses(expected, value_type):
                 self.error(arg.value.pos, f"input '{arg.name}' of '{expr.procedure}' is {expected.describe()}, not {value_type.describe()}"
                                           f"{passed_hint(expr, arg)}")
             elif isinstance(expected, StrType) and isinstance(arg.value, syntax.StrLit):
