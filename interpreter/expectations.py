@@ -51,7 +51,9 @@ def _record_agrees(actual: Record, wanted: dict, types: Mapping[str, Type]) -> b
 
 def shown(wanted: Any) -> str:
     """An expected value (plain YAML data) as :func:`values.show` shows the value it is compared with,
-    so "expected [{name: A}], got [{name: A, fired: yes}]" reads alike on both sides (not a Python repr)."""
+    so "expected [{name: A}], got [{name: A, fired: yes}]" reads alike on both sides (not a Python repr).
+    Not ``render.show_plain``: it shows a record with a ``code`` as its code alone, and a table cell
+    expected with the wrong hits would read "expected A, got A"."""
     if isinstance(wanted, dict):
         return "{" + ", ".join(f"{key}: {shown(value)}" for key, value in wanted.items()) + "}"
     if isinstance(wanted, list):

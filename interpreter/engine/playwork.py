@@ -10,7 +10,7 @@ a charge inside an aggregate checks it in place (:func:`local_charge`).  A state
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextlib import nullcontext as _nothing
 from typing import TYPE_CHECKING, Any
@@ -37,11 +37,7 @@ WALK_FINISH = {
 }
 
 # What an inner loop (_inner_walk) does for an item whose condition holds: its result's start and update.
-INNER_FINISH = {
-    "count": ("0", "{result} += 1"),
-    "any": ("False", "if {element}: {result} = True"),
-    "all": ("True", "if not {element}: {result} = False"),
-}
+INNER_FINISH = {name: WALK_FINISH[name] for name in ("count", "any", "all")}
 
 
 def local_charge(x: Expressions, units: str, pos: str) -> str:
@@ -101,11 +97,7 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
         start, update = WALK_FINISH[e.function.name]
         keyed = e.function.keyed
         header = f"for v{e.slot}_n, v{e.slot} in enumerate({collection}):" if keyed else f"for v{e.slot} in {collection}:"
-        with body.block(header):
-            condition = _walked_value(x, body, e.condition) if e.condition is not None else None
-            with body.block(f"if {condition}:") if condition is not None else _nothing():
-                element = _walked_value(x, body, e.element) if e.function.evaluates_element else ""
-                body.line(update.format(result=result, element=element, var=f"v{e.slot}"))
+        _loop(body, header, e, update, result, lambda node: _walked_value(x, body, node))
     finally:
         x.fast_fields = False
         x.positions_of.pop(e.slot, None)
@@ -128,6 +120,16 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
         with w.block("except FMISS:"):
             w.line(f"{target} = {slow}")
     return True
+
+
+def _loop(body: _Lines, header: str, e: ir.Aggregate, update: str, result: str, value: Callable[[Any], str]) -> None:
+    """The loop of a walk (``header``): each item's condition, then, where it holds, its element (for the
+    finishes that evaluate it) and ``update`` of ``result``; ``value`` writes a condition's or element's source."""
+    with body.block(header):
+        condition = value(e.condition) if e.condition is not None else None
+        with body.block(f"if {condition}:") if condition is not None else _nothing():
+            element = value(e.element) if e.function.evaluates_element else ""
+            body.line(update.format(result=result, element=element, var=f"v{e.slot}"))
 
 
 def _charge_walk(x: Expressions, walked: str, e: ir.Aggregate) -> None:
@@ -190,11 +192,7 @@ def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
         start, update = INNER_FINISH[e.function.name]
         result = x.w.temp("wi")
         body.line(f"{result} = {start}")
-        with body.block(f"for v{e.slot} in {collection}:"):
-            condition = x.expr(e.condition, True, 2) if e.condition is not None else None
-            with body.block(f"if {condition}:") if condition is not None else _nothing():
-                element = x.expr(e.element, True, 2) if e.function.evaluates_element else ""
-                body.line(update.format(result=result, element=element))
+        _loop(body, f"for v{e.slot} in {collection}:", e, update, result, lambda node: x.expr(node, True, 2))
     finally:
         x.positions_of.pop(e.slot, None)
         x.aggregate_depth -= 1
