@@ -283,8 +283,9 @@ class Expressions(NodeVisitor):
         return f"({self.expr(e.left, walrus, depth + 1)} {e.op} {self.expr(e.right, walrus, depth + 1)})"
 
     def visit_Conditional(self, e: ir.Conditional, walrus: bool, depth: int) -> str:
-        if self.keys is not None and type(e.condition) is ir.Const and type(e.condition.value) is bool:
-            return self.expr(playwork.decided(self, e), walrus, depth)
+        branch = playwork.decided(self, e)  # plays: the branch a yes/no constant takes
+        if branch is not e:
+            return self.expr(branch, walrus, depth)
         then, condition, otherwise = (self.expr(x, walrus, depth + 1) for x in (e.then, e.condition, e.otherwise))
         return f"({then} if {condition} else {otherwise})"
 
