@@ -27,6 +27,7 @@ from .checker_sides import passed_arguments, passed_hint, report_missing
 from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
 from .inputs import coercion_keeps, coercion_refuses
+from .proven_types import guard_needed, holds_records, join_proven, records_differ
 from .ruleset import ModifierList, Procedure, Ruleset
 from .tables import Table
 from .values import (
@@ -265,8 +266,9 @@ class Checker:
             else:
                 self.error(statement.pos, f"cannot set '{statement.name}': no variable of that name{self._suggest(statement.name, scope)}; declare it with `let`")
             return hoisted
-        if not compatible(variable.type, value_type):
+        if not compatible(variable.type, value_type) or records_differ(variable.type, value_type):
             self.error(statement.value.pos, f"'{statement.name}' holds {variable.type.describe()}, not {value_type.describe()}")
+        value = self.guard_records(statement.value.pos, value_type, variable.type, f"what '{statement.name}' holds", value)
         return [*hoisted, ir.Assign(statement.pos, statement.name, variable.slot, self._kept_in_order(value, variable.type, scope), False)]
 
     def _if(self, statement: syntax.If, scope: _Scope) -> list[ir.Stmt]:
@@ -402,6 +404,11 @@ class Checker:
             return value
         return ir.Guard(expr.pos, value, expected, what)
 
+    def guard_records(self, pos: syntax.Pos, actual: Type, expected: Type, what: str, value: ir.Expr) -> ir.Expr:
+        """``value`` guarded where a value the checker types ``any`` is put in a place typed with records (set, a
+        destructuring set): the place's type is then a proof (proven_types)."""
+        return ir.Guard(pos, value, (expected,), what) if guard_needed(expected, actual) else value
+
     def _suggest(self, name: str, scope: _Scope) -> str:
         candidates = (
             scope.visible()
@@ -436,6 +443,11 @@ class Checker:
         if len(kinds) > 1:
             self.error(expr.pos, "a list's items must all be of one type")
         element = types[0] if types and len(kinds) == 1 else ANY
+        if any(holds_records(t) for t in types):  # the type is a proof (proven_types): every item's (an empty list is of every type)
+            known = [t for item, t in zip(items, types) if not _empty(item)] or types
+            element = known[0]
+            for item_type in known[1:]:
+                element = join_proven(element, item_type) or ANY
         literals = [item.value for item in items if isinstance(item, ir.Const) and type(item.value) in _FOLDED_ITEM_KINDS]
         if items and len(literals) == len(items):
             # a list of literal numbers, text or yes/no (`s.status in ["fit", "damaged"]`) is a constant, as a
@@ -483,7 +495,8 @@ class Checker:
                 result = found
         elif base_kind(subject_type) != "any":
             self.error(expr.pos, f"{subject_type.describe()} has no fields; '.{expr.name}' needs a record{context.where}")
-        return ir.Field(expr.pos, subject, expr.name, isinstance(subject_type, OutcomeType)), result
+        proven = isinstance(subject_type, RecordType) and result is not ANY  # a read that cannot fail (proven_types)
+        return ir.Field(expr.pos, subject, expr.name, isinstance(subject_type, OutcomeType), proven), result
 
     def _expr_Index(self, expr: syntax.Index, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
         subject, subject_type = self._expr(expr.subject, scope, context)
@@ -560,6 +573,10 @@ class Checker:
         if not compatible(then_type, otherwise_type):
             self.error(expr.pos, f"the branches give {then_type.describe()} and {otherwise_type.describe()}")
         result = then_type if base_kind(then_type) != "any" else otherwise_type
+        if holds_records(then_type) or holds_records(otherwise_type):  # the type is a proof (proven_types): either branch's,
+            # an empty list (`if c then ships else []`) being a list of every type
+            then_type, otherwise_type = (otherwise_type if _empty(then) else then_type), (then_type if _empty(otherwise) else otherwise_type)
+            result = join_proven(then_type, otherwise_type) or ANY
         return ir.Conditional(expr.pos, condition, then, otherwise), result
 
     def _expr_RangeExpr(self, expr: syntax.RangeExpr, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
@@ -843,6 +860,11 @@ class Checker:
         slot = self._alloc(scope)
         context.hoist.append(ir.CallProcedure(expr.pos, slot, expr.procedure, tuple(args), frozenset(trusted)))
         return ir.Local(expr.pos, f"resolve {expr.procedure}", slot), self.outcome_types.get(expr.procedure, OutcomeType(expr.procedure, ()))
+
+def _empty(value: ir.Expr) -> bool:
+    """Is ``value`` the empty list literal ``[]``?  It is a list of every type (typed ``list of any``)."""
+    return (type(value) is ir.ListOf and not value.items) or (type(value) is ir.Const and value.value == ())
+
 
 # Checked when the module loads: a statement class added to syntax.py without its method fails here, not in use.
 _UNCHECKED_STATEMENTS = set(syntax.Stmt.__subclasses__()) ^ set(Checker._STATEMENT_CHECKS)

@@ -22,6 +22,7 @@ from . import ir, syntax
 from .checker_scope import Context, Scope, Variable
 from .errors import DiagnosticList
 from .functions import FUNCTIONS
+from .proven_types import records_differ
 from .values import (
     ANY,
     IntType,
@@ -105,7 +106,7 @@ def _field_value(checker: Checker, record_type: RecordType, name: str, source: s
                  value_type: Type) -> ir.Expr:
     """A field's value checked against the field's declared type (what ``with_field`` checks, said of this field)."""
     field_type = record_type.field(name) or ANY
-    if not compatible(field_type, value_type):
+    if not compatible(field_type, value_type) or records_differ(field_type, value_type):
         checker.error(source.pos, f"field '{name}' of {record_type.name} holds {field_type.describe()}, not {value_type.describe()}")
         return value
     if isinstance(field_type, StrType) and isinstance(source, syntax.StrLit):
@@ -207,7 +208,7 @@ def destructure(checker: Checker, statement: syntax.Destructure, scope: Scope) -
             checker.error(binding.pos, f"'{binding.name}' is bound twice in one `{{...}}`")
             continue
         bound.add(binding.name)
-        read = ir.Field(binding.pos, value, binding.field)
+        read: ir.Expr = ir.Field(binding.pos, value, binding.field)
         if statement.declare:
             existing = checker._existing_name(binding.name, scope)
             if existing:
@@ -222,8 +223,9 @@ def destructure(checker: Checker, statement: syntax.Destructure, scope: Scope) -
             checker.error(binding.pos, f"cannot set '{binding.name}': no variable of that name{checker._suggest(binding.name, scope)}; "
                                        f"declare it with `let {{...}} = ...`")
             continue
-        if not compatible(variable.type, field_type):
+        if not compatible(variable.type, field_type) or records_differ(variable.type, field_type):
             checker.error(binding.pos, f"'{binding.name}' holds {variable.type.describe()}, not {field_type.describe()}")
+        read = checker.guard_records(binding.pos, field_type, variable.type, f"what '{binding.name}' holds", read)
         hoisted.append(ir.Assign(binding.pos, binding.name, variable.slot, checker._kept_in_order(read, variable.type, scope), False))
     return hoisted
 

@@ -39,10 +39,11 @@ from .limits import (
     Limits,
     remember,
 )
+from .proven_types import conforms
 from .runtime import Acc, Run, forget, forget_all, put, spread
 from .tables import OffTable, lookup
 from .trace_events import BoundedTrace, TraceEvent
-from .values import OutcomeValue, brief, canonical, conforms
+from .values import OutcomeValue, brief, canonical
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiled_ruleset import CompiledRuleset

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 from .errors import RuleViolation
 from .ir import Canonical
 from .limits import breach
+from .proven_types import records_differ
 from .values import (
     ANY,
     BOOL,
@@ -245,7 +246,7 @@ def _rule_new_value(checker, site: CallSite) -> Type:
     if name in ("replace_at", "remove_at"):
         values[1] = checker.expect(sources[1], types[1], INT, f"the position in {name}()", values[1])
     item_type = types[-1] if name in ("append", "replace_at") else None
-    if item_type is not None and not compatible(element, item_type):
+    if item_type is not None and (not compatible(element, item_type) or records_differ(element, item_type)):
         checker.error(sources[-1].pos, f"a {list_type.describe()} cannot hold {item_type.describe()}")
     elif item_type is not None:
         values[-1] = checker.guard(sources[-1], item_type, (element,), f"an item of a {list_type.describe()}", values[-1])
@@ -277,7 +278,7 @@ def _rule_with_field(checker, site: CallSite) -> Type:
         field_type = record_type.field(sources[1].value)
         if field_type is None:
             checker.error(sources[1].pos, f"{record_type.describe()} has no field '{sources[1].value}' (fields: {', '.join(n for n, _ in record_type.fields)})")
-        elif not compatible(field_type, types[2]):
+        elif not compatible(field_type, types[2]) or records_differ(field_type, types[2]):
             checker.error(sources[2].pos, f"field '{sources[1].value}' holds {field_type.describe()}, not {types[2].describe()}")
         else:
             values[2] = checker.guard(sources[2], types[2], (field_type,), f"field '{sources[1].value}'", values[2])

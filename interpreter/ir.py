@@ -87,6 +87,8 @@ class Field(NamedTuple):
     subject: Expr
     name: str
     of_outcome: bool = False  # the checker knows the subject is a resolved outcome (compiled reads try that first)
+    # the checker proves the subject a record (not an outcome) of a type with this field: the read cannot fail (proven_types)
+    of_proven_record: bool = False
 
 
 class Index(NamedTuple):

@@ -32,7 +32,8 @@ from .limits import (
     remember,
     too_many_states,
 )
-from .values import OutcomeValue, Record, brief, conforms, kind_of_value, show
+from .proven_types import conforms
+from .values import OutcomeValue, Record, brief, kind_of_value, show
 
 if TYPE_CHECKING:  # pragma: no cover
     from .errors import Pos

@@ -548,6 +548,8 @@ class RecordType(Type):
     # Field defaults for values built from input (name -> value); not part of the type's identity.
     defaults: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
     descriptions: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    # A union (proven_types.record_union): every type name its records may carry; () for one declared type.
+    union_of: tuple[str, ...] = ()
 
     def field(self, name: str) -> Type | None:
         for key, value in self.fields:
@@ -703,7 +705,7 @@ def _join_records(a: RecordType, b: RecordType) -> RecordType | None:
             return None
         fields.append((name, joined))
     made = tuple(fields)
-    return a if made == a.fields else RecordType(a.name, made, a.defaults, a.descriptions)
+    return a if made == a.fields else RecordType(a.name, made, a.defaults, a.descriptions, a.union_of)
 
 
 def unknown_within(expected: Type, actual: Type) -> bool:
@@ -717,41 +719,6 @@ def unknown_within(expected: Type, actual: Type) -> bool:
             expected, actual = expected.element, actual.element
             continue
         return False
-
-
-def conforms(value: Any, expected: Type) -> bool:
-    """Does a value have the shape ``expected`` names?  (Checks what the checker could not know.)"""
-    pending = [(value, expected)]
-    while pending:
-        value, expected = pending.pop()
-        kind = base_kind(expected)
-        if kind == "any":
-            continue
-        if kind == "int":
-            if type(value) is not int:
-                return False
-        elif kind == "bool":
-            if type(value) is not bool:
-                return False
-        elif kind == "str":
-            if type(value) is not str:
-                return False
-        elif kind == "ratio":
-            if not isinstance(value, Fraction):
-                return False
-        elif kind == "list":
-            if type(value) is not tuple or not isinstance(expected, ListType):
-                return False
-            element = expected.element
-            if base_kind(element) != "any":
-                pending.extend((item, element) for item in value)
-        elif kind == "record":
-            if isinstance(expected, OutcomeType):
-                if not isinstance(value, OutcomeValue):
-                    return False
-            elif not isinstance(value, Record):
-                return False
-    return True
 
 
 # What each kind of value is called in a run-time type error, bool before int (a bool is an int to Python).
