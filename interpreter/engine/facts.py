@@ -245,3 +245,28 @@ def read_input_places(procedure: ir.CheckedProcedure) -> tuple[int, ...] | None:
     names = [spec.name for spec in procedure.inputs] + [choice.name for choice in procedure.choices]
     places = tuple(place for place, name in enumerate(names) if name in read)
     return None if len(places) == len(names) else places
+
+
+def cannot_fail(e: Any) -> bool:
+    """Can evaluating ``e`` neither raise nor charge the budget, whatever the run?  True only for: a constant; a
+    variable, an input or an aggregate's item read; a field read the checker proves (``ir.Field.of_proven_record``:
+    the subject is a record of a type with that field, interpreter/proven_types.py) of such a value; ``==``/``!=``
+    of two such values (Python's equality of numbers, text, tuples and records); ``in``/``not in`` a constant list;
+    ``and``/``or``/``not`` of such values.  Anything else may fail or charge (an index, arithmetic, a division, a
+    call, an aggregate, a lookup, a guard, an ordering of values the checker cannot prove comparable).  An ``any``
+    or ``all`` whose items all pass may stop at its first decisive item (playwork): no later item could have
+    raised, and none charges."""
+    kind = type(e)
+    if kind in (ir.Const, ir.Local, ir.InputRef):
+        return True
+    if kind is ir.Field:
+        return bool(e.of_proven_record) and cannot_fail(e.subject)
+    if kind is ir.Comparison:
+        if e.op in ("==", "!="):
+            return cannot_fail(e.left) and cannot_fail(e.right)
+        return e.op in ("in", "notin") and type(e.right) is ir.Const and type(e.right.value) in (tuple, frozenset) and cannot_fail(e.left)
+    if kind is ir.Logical:
+        return cannot_fail(e.left) and cannot_fail(e.right)
+    if kind is ir.Not:
+        return cannot_fail(e.operand)
+    return False

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import ir
 from ..limits import SHORT_LIST
+from .facts import cannot_fail
 from .module import literal
 from .sites import lookup_site
 
@@ -38,6 +39,18 @@ WALK_FINISH = {
 
 # What an inner loop (_inner_walk) does for an item whose condition holds: its result's start and update.
 INNER_FINISH = {name: WALK_FINISH[name] for name in ("count", "any", "all")}
+
+# The update of an ``any``/``all`` that stops at its first decisive item (stops_early): no later item can fail.
+STOPPING_UPDATE = {"any": "if {element}: {result} = True; break", "all": "if not {element}: {result} = False; break"}
+
+
+def stops_early(e: ir.Aggregate) -> bool:
+    """May the loop of ``any``/``all`` ``e`` stop at its first decisive item?  Only when neither its condition nor
+    its element can fail or charge (facts.cannot_fail): the evaluator's list evaluates every item, and a later item
+    that raises must still raise; one that cannot changes nothing by being skipped (the walk itself is charged by
+    the list's length, before or after the loop, not item by item)."""
+    return (e.function.name in STOPPING_UPDATE and cannot_fail(e.element)
+            and (e.condition is None or cannot_fail(e.condition)))
 
 
 def local_charge(x: Expressions, units: str, pos: str) -> str:
@@ -95,6 +108,7 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     try:
         collection, walked, _ = x.walked_collection(e, walks, 0, True)
         start, update = WALK_FINISH[e.function.name]
+        update = STOPPING_UPDATE[e.function.name] if stops_early(e) else update
         keyed = e.function.keyed
         header = f"for v{e.slot}_n, v{e.slot} in enumerate({collection}):" if keyed else f"for v{e.slot} in {collection}:"
         _loop(body, header, e, update, result, lambda node: _walked_value(x, body, node))
@@ -190,6 +204,7 @@ def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
         elif walked:
             body.line(local_charge(x, walked, x.pos(e)))
         start, update = INNER_FINISH[e.function.name]
+        update = STOPPING_UPDATE[e.function.name] if stops_early(e) else update
         result = x.w.temp("wi")
         body.line(f"{result} = {start}")
         _loop(body, f"for v{e.slot} in {collection}:", e, update, result, lambda node: x.expr(node, True, 2))
