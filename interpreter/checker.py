@@ -27,7 +27,13 @@ from .checker_sides import passed_arguments, passed_hint, report_missing
 from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
 from .inputs import coercion_keeps, coercion_refuses
-from .proven_types import guard_needed, holds_records, join_proven, records_differ
+from .proven_types import (
+    enum_unproven,
+    guard_needed,
+    holds_records,
+    join_proven,
+    records_differ,
+)
 from .ruleset import ModifierList, Procedure, Ruleset
 from .tables import Table
 from .values import (
@@ -407,7 +413,7 @@ class Checker:
     def guard_records(self, pos: syntax.Pos, actual: Type, expected: Type, what: str, value: ir.Expr) -> ir.Expr:
         """``value`` guarded where a value the checker types ``any`` is put in a place typed with records (set, a
         destructuring set): the place's type is then a proof (proven_types)."""
-        return ir.Guard(pos, value, (expected,), what) if guard_needed(expected, actual) else value
+        return ir.Guard(pos, value, (expected,), what) if guard_needed(expected, actual) or enum_unproven(expected, actual) else value
 
     def _suggest(self, name: str, scope: _Scope) -> str:
         candidates = (

@@ -32,6 +32,7 @@ from .values import (
     OutcomeValue,
     Record,
     RecordType,
+    StrType,
     Type,
     base_kind,
     join,
@@ -114,6 +115,8 @@ def conforms(value: Any, expected: Type) -> bool:
         if kind in ("int", "bool", "str"):
             if type(value) is not {"int": int, "bool": bool, "str": str}[kind]:
                 return False
+            if isinstance(expected, StrType) and expected.values is not None and value not in expected.values:
+                return False  # an enumeration's text
         elif kind == "ratio":
             if not isinstance(value, Fraction):
                 return False
@@ -133,3 +136,14 @@ def conforms(value: Any, expected: Type) -> bool:
                 return False
             pending.extend((value._fields[name], field_type) for name, field_type in expected.fields)
     return True
+
+
+def enum_unproven(expected: Type, actual: Type) -> bool:
+    """Where ``expected`` is an enumeration (or a list of them), may a value the checker types ``actual`` be text
+    outside it?  ``compatible`` lets plain text into an enumeration; a guard there makes a record's enumerated field a
+    proof (a value typed ``any`` is guard_needed's).  Bounded numbers are not covered: nothing relies on them."""
+    while isinstance(expected, ListType) and isinstance(actual, ListType):
+        expected, actual = expected.element, actual.element
+    if not (isinstance(expected, StrType) and expected.values is not None) or isinstance(actual, AnyType):
+        return False
+    return not (isinstance(actual, StrType) and actual.values is not None and set(actual.values) <= set(expected.values))
