@@ -30,9 +30,9 @@ from .inputs import coercion_keeps, coercion_refuses
 from .proven_types import (
     enum_unproven,
     guard_needed,
-    holds_records,
     join_proven,
     records_differ,
+    vouched,
 )
 from .ruleset import ModifierList, Procedure, Ruleset
 from .tables import Table
@@ -449,7 +449,7 @@ class Checker:
         if len(kinds) > 1:
             self.error(expr.pos, "a list's items must all be of one type")
         element = types[0] if types and len(kinds) == 1 else ANY
-        if any(holds_records(t) for t in types):  # the type is a proof (proven_types): every item's (an empty list is of every type)
+        if any(vouched(t) for t in types):  # the type is a proof (proven_types): every item's (an empty list is of every type)
             known = [t for item, t in zip(items, types) if not _empty(item)] or types
             element = known[0]
             for item_type in known[1:]:
@@ -501,7 +501,8 @@ class Checker:
                 result = found
         elif base_kind(subject_type) != "any":
             self.error(expr.pos, f"{subject_type.describe()} has no fields; '.{expr.name}' needs a record{context.where}")
-        proven = isinstance(subject_type, RecordType) and result is not ANY  # a read that cannot fail (proven_types)
+        # a read that cannot fail, of a value of the field's type (proven_types)
+        proven = result if isinstance(subject_type, RecordType) and subject_type.field(expr.name) is not None else None
         return ir.Field(expr.pos, subject, expr.name, isinstance(subject_type, OutcomeType), proven), result
 
     def _expr_Index(self, expr: syntax.Index, scope: _Scope, context: _Context) -> tuple[ir.Expr, Type]:
@@ -579,7 +580,7 @@ class Checker:
         if not compatible(then_type, otherwise_type):
             self.error(expr.pos, f"the branches give {then_type.describe()} and {otherwise_type.describe()}")
         result = then_type if base_kind(then_type) != "any" else otherwise_type
-        if holds_records(then_type) or holds_records(otherwise_type):  # the type is a proof (proven_types): either branch's,
+        if vouched(then_type) or vouched(otherwise_type):  # the type is a proof (proven_types): either branch's,
             # an empty list (`if c then ships else []`) being a list of every type
             then_type, otherwise_type = (otherwise_type if _empty(then) else then_type), (then_type if _empty(otherwise) else otherwise_type)
             result = join_proven(then_type, otherwise_type) or ANY

@@ -87,8 +87,9 @@ class Field(NamedTuple):
     subject: Expr
     name: str
     of_outcome: bool = False  # the checker knows the subject is a resolved outcome (compiled reads try that first)
-    # the checker proves the subject a record (not an outcome) of a type with this field: the read cannot fail (proven_types)
-    of_proven_record: bool = False
+    # the field's type when the checker proves the subject a record (not an outcome) of a type with this field: the read
+    # cannot fail, and the value is of that type (proven_types); None otherwise
+    proven_field_type: Type | None = None
 
 
 class Index(NamedTuple):

@@ -16,7 +16,7 @@ The checker now closes both holes where a record type (or a list of them, at any
 
 So a value the checker types as a ``RecordType`` is, at run time, a ``values.Record`` whose type name is the
 type's (or one of a union's) with every field the type names, each field holding a value of the field's kind.
-The engine relies on it (``ir.Field.of_proven_record``): a read of such a field cannot fail.  Outcomes are not
+The engine relies on it (``ir.Field.proven_field_type``): a read of such a field cannot fail.  Outcomes are not
 covered (an outcome may lack a field that another outcome of the same procedure gives).
 """
 
@@ -44,6 +44,14 @@ def holds_records(t: Type) -> bool:
     while isinstance(t, ListType):
         t = t.element
     return isinstance(t, RecordType)
+
+
+def vouched(t: Type) -> bool:
+    """Does the checker vouch for more than the kind of a value of type ``t``: a record type, an enumeration, or a
+    list of them?  Where two such types meet (an ``if``'s branches, a list's items) the result is their join."""
+    while isinstance(t, ListType):
+        t = t.element
+    return isinstance(t, RecordType) or (isinstance(t, StrType) and t.values is not None)
 
 
 def records_differ(expected: Type, actual: Type) -> bool:

@@ -9,11 +9,12 @@ the same fields are typed as their union.
 from __future__ import annotations
 
 import pytest
+from conftest import procedure
 
 from interpreter import resolve
 from interpreter.api import monte_carlo
 from interpreter.engine import procedure_source
-from interpreter.errors import RulesetError
+from interpreter.errors import RulesetError, RuleViolation
 from interpreter.proven_types import conforms, join_proven, records_differ
 from interpreter.values import INT, STR, ListType, Record, RecordType, StrType
 
@@ -122,3 +123,39 @@ def test_an_enumerations_text_conforms_only_within_it():
     kinds = RecordType("ship", (("kind", StrType(("brig", "frigate"))),))
     assert conforms(Record("ship", (("kind", "brig"),)), kinds)
     assert not conforms(Record("ship", (("kind", "raft"),)), kinds)
+
+
+# ---- a play passes a proven enumerated field to a callee's enumeration without testing it (engine/facts.proven_within) --
+
+CALLER = """\
+let r = resolve hit(kind = target.kind)
+outcome done(n = r.n)
+"""
+
+
+def two_procedures(make_ruleset, allowed: str):
+    callee = procedure("let n = if kind == \"brig\" then 1 else 2\noutcome v(n = n)", inputs=f"{{kind: {{type: enum, values: {allowed}}}}}")
+    caller = procedure(CALLER, inputs="{target: {type: ship}}")
+    return make_ruleset({"hit": callee, "p": caller}, KINDS)
+
+
+def test_a_proven_field_within_the_callees_enumeration_is_passed_untested(make_ruleset):
+    ruleset = two_procedures(make_ruleset, "[brig, frigate, raft]")
+    play = procedure_source(ruleset, "p", "play")
+    assert "COERCED(" not in play and "allowed" not in play  # the kind is brig or frigate, which hit takes
+    assert "COERCED(" in procedure_source(ruleset, "p", "exact")  # exact odds are written as before
+    for engine in ("compiled", "reference"):
+        # brig: n = 1; frigate: n = 2
+        assert resolve(ruleset, "p", {"target": {"kind": "brig"}}, seed=1, trace=False, engine=engine).outcome.get("n") == 1
+        assert resolve(ruleset, "p", {"target": {"kind": "frigate"}}, seed=1, trace=False, engine=engine).outcome.get("n") == 2
+
+
+def test_a_field_wider_than_the_callees_enumeration_is_still_tested(make_ruleset):
+    ruleset = two_procedures(make_ruleset, "[brig]")  # a frigate is refused at the call, as the evaluator refuses it
+    assert "COERCED(" in procedure_source(ruleset, "p", "play")
+    messages = []
+    for engine in ("compiled", "reference"):
+        with pytest.raises(RuleViolation) as raised:
+            resolve(ruleset, "p", {"target": {"kind": "frigate"}}, seed=1, trace=False, engine=engine)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1] and "input 'kind' of hit must be one of brig, not 'frigate'" in messages[0]
