@@ -182,6 +182,8 @@ class Expressions(NodeVisitor):
         if self.keys is not None and type(subject_node) is ir.Local and subject_node.slot in self.keys:
             return self._key_field(e, subject_node.slot, walrus)
         subject, pos = self.expr(e.subject, walrus, depth + 1), self.pos(e)
+        if self.keys is not None and e.proven_field_type is not None:
+            return f"{subject}._fields[{e.name!r}]"  # plays: a read the checker proves (proven_types) cannot fail
         if self.fast_fields and not e.of_outcome:
             self.fast_reads += 1
             return f"{subject}._fields[{e.name!r}]"  # a play's fast form (see assign); an outcome's read tries it first below
