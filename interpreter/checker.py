@@ -28,11 +28,10 @@ from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
 from .inputs import coercion_keeps, coercion_refuses
 from .proven_types import (
-    enum_unproven,
     guard_needed,
+    holds_records,
     join_proven,
     records_differ,
-    vouched,
 )
 from .ruleset import ModifierList, Procedure, Ruleset
 from .tables import Table
@@ -413,7 +412,7 @@ class Checker:
     def guard_records(self, pos: syntax.Pos, actual: Type, expected: Type, what: str, value: ir.Expr) -> ir.Expr:
         """``value`` guarded where a value the checker types ``any`` is put in a place typed with records (set, a
         destructuring set): the place's type is then a proof (proven_types)."""
-        return ir.Guard(pos, value, (expected,), what) if guard_needed(expected, actual) or enum_unproven(expected, actual) else value
+        return ir.Guard(pos, value, (expected,), what) if guard_needed(expected, actual) else value
 
     def _suggest(self, name: str, scope: _Scope) -> str:
         candidates = (
@@ -449,7 +448,7 @@ class Checker:
         if len(kinds) > 1:
             self.error(expr.pos, "a list's items must all be of one type")
         element = types[0] if types and len(kinds) == 1 else ANY
-        if any(vouched(t) for t in types):  # the type is a proof (proven_types): every item's (an empty list is of every type)
+        if any(holds_records(t) for t in types):  # the type is a proof (proven_types): every item's (an empty list is of every type)
             known = [t for item, t in zip(items, types) if not _empty(item)] or types
             element = known[0]
             for item_type in known[1:]:
@@ -580,7 +579,7 @@ class Checker:
         if not compatible(then_type, otherwise_type):
             self.error(expr.pos, f"the branches give {then_type.describe()} and {otherwise_type.describe()}")
         result = then_type if base_kind(then_type) != "any" else otherwise_type
-        if vouched(then_type) or vouched(otherwise_type):  # the type is a proof (proven_types): either branch's,
+        if holds_records(then_type) or holds_records(otherwise_type):  # the type is a proof (proven_types): either branch's,
             # an empty list (`if c then ships else []`) being a list of every type
             then_type, otherwise_type = (otherwise_type if _empty(then) else then_type), (then_type if _empty(otherwise) else otherwise_type)
             result = join_proven(then_type, otherwise_type) or ANY

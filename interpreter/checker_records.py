@@ -22,7 +22,7 @@ from . import ir, syntax
 from .checker_scope import Context, Scope, Variable
 from .errors import DiagnosticList
 from .functions import FUNCTIONS
-from .proven_types import enum_unproven, records_differ
+from .proven_types import records_differ
 from .values import (
     ANY,
     IntType,
@@ -115,8 +115,6 @@ def _field_value(checker: Checker, record_type: RecordType, name: str, source: s
             (field_type.low is None or source.value >= field_type.low) and (field_type.high is None or source.value <= field_type.high)):
         checker.error(source.pos, f"field '{name}' of {record_type.name} holds {_bounds(field_type)}, not {source.value}")
     value = checker.guard(source, value_type, (field_type,), f"field '{name}'", value)
-    if enum_unproven(field_type, value_type) and not isinstance(source, syntax.StrLit):  # a literal: checked above
-        value = ir.Guard(source.pos, value, (field_type,), f"field '{name}'")
     if is_order_free(field_type) and type(value) is not ir.Canonical:
         value = ir.Canonical(value.pos, value)  # an order-free field keeps its items in order
     return value

@@ -25,9 +25,9 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from .errors import RuleViolation
-from .ir import Canonical, Guard
+from .ir import Canonical
 from .limits import breach
-from .proven_types import enum_unproven, records_differ
+from .proven_types import records_differ
 from .values import (
     ANY,
     BOOL,
@@ -37,7 +37,6 @@ from .values import (
     OutcomeValue,
     Record,
     RecordType,
-    StrType,
     Type,
     base_kind,
     compatible,
@@ -251,8 +250,6 @@ def _rule_new_value(checker, site: CallSite) -> Type:
         checker.error(sources[-1].pos, f"a {list_type.describe()} cannot hold {item_type.describe()}")
     elif item_type is not None:
         values[-1] = checker.guard(sources[-1], item_type, (element,), f"an item of a {list_type.describe()}", values[-1])
-        if enum_unproven(element, item_type):  # text into a list of an enumeration: checked at run time (proven_types)
-            values[-1] = Guard(sources[-1].pos, values[-1], (element,), f"an item of a {list_type.describe()}")
     return list_type if isinstance(list_type, ListType) else ListType(ANY)
 
 
@@ -285,10 +282,6 @@ def _rule_with_field(checker, site: CallSite) -> Type:
             checker.error(sources[2].pos, f"field '{sources[1].value}' holds {field_type.describe()}, not {types[2].describe()}")
         else:
             values[2] = checker.guard(sources[2], types[2], (field_type,), f"field '{sources[1].value}'", values[2])
-            if isinstance(sources[2], StrLit) and isinstance(field_type, StrType) and field_type.values:
-                checker._check_enum_value(field_type, sources[2])  # a literal: checked now
-            elif enum_unproven(field_type, types[2]):  # text into an enumeration: checked at run time (proven_types)
-                values[2] = Guard(sources[2].pos, values[2], (field_type,), f"field '{sources[1].value}'")
             if is_order_free(field_type) and type(values[2]) is not Canonical:
                 values[2] = Canonical(values[2].pos, values[2])  # an order-free field keeps its items in order
     elif base_kind(record_type) != "any":

@@ -14,10 +14,13 @@ The checker now closes both holes where a record type (or a list of them, at any
   its table (``inputs.coerce`` refuses a cell of one table where another's is wanted), so the two are not one
   type; but both have every field, and a field read of either is sound.
 
-So a value the checker types as a ``RecordType`` is, at run time, a ``values.Record`` whose type name is the
-type's (or one of a union's) with every field the type names, each field holding a value of the field's kind.
-The engine relies on it (``ir.Field.proven_field_type``): a read of such a field cannot fail.  Outcomes are not
-covered (an outcome may lack a field that another outcome of the same procedure gives).
+So a value the checker types as a ``RecordType`` (or a list of them) is, at run time, a ``values.Record`` whose
+type name is the type's (or one of a union's) with every field the type names; a field that is itself typed as a
+record holds such a record.  The engine relies on it (``ir.Field.proven_field_type``): a read of such a field cannot
+fail.  What a field of a number, text or yes/no holds is not vouched for (a variable of text may be ``set`` to a
+value typed ``any`` without a guard, and an enumerated field may hold text outside its values: ``outcome from``
+checks that at run time, tests/test_outcome_from.py); a guard still checks a record's fields' kinds.  Outcomes are
+not covered either (an outcome may lack a field that another outcome of the same procedure gives).
 """
 
 from __future__ import annotations
@@ -32,7 +35,6 @@ from .values import (
     OutcomeValue,
     Record,
     RecordType,
-    StrType,
     Type,
     base_kind,
     join,
@@ -44,14 +46,6 @@ def holds_records(t: Type) -> bool:
     while isinstance(t, ListType):
         t = t.element
     return isinstance(t, RecordType)
-
-
-def vouched(t: Type) -> bool:
-    """Does the checker vouch for more than the kind of a value of type ``t``: a record type, an enumeration, or a
-    list of them?  Where two such types meet (an ``if``'s branches, a list's items) the result is their join."""
-    while isinstance(t, ListType):
-        t = t.element
-    return isinstance(t, RecordType) or (isinstance(t, StrType) and t.values is not None)
 
 
 def records_differ(expected: Type, actual: Type) -> bool:
@@ -117,41 +111,35 @@ def conforms(value: Any, expected: Type) -> bool:
     pending = [(value, expected)]
     while pending:
         value, expected = pending.pop()
-        kind = base_kind(expected)
-        if kind == "any":
-            continue
-        if kind in ("int", "bool", "str"):
-            if type(value) is not {"int": int, "bool": bool, "str": str}[kind]:
-                return False
-            if isinstance(expected, StrType) and expected.values is not None and value not in expected.values:
-                return False  # an enumeration's text
-        elif kind == "ratio":
-            if not isinstance(value, Fraction):
-                return False
-        elif kind == "list":
-            if type(value) is not tuple or not isinstance(expected, ListType):
-                return False
-            element = expected.element
-            if base_kind(element) != "any":
-                pending.extend((item, element) for item in value)
-        elif isinstance(expected, OutcomeType):
-            if not isinstance(value, OutcomeValue):
-                return False
-        elif not isinstance(value, Record):
+        if not _conforms_here(value, expected, pending):
             return False
-        elif isinstance(expected, RecordType):
-            if value.type_name not in names_of(expected) or not all(name in value._fields for name, _ in expected.fields):
-                return False
-            pending.extend((value._fields[name], field_type) for name, field_type in expected.fields)
     return True
 
 
-def enum_unproven(expected: Type, actual: Type) -> bool:
-    """Where ``expected`` is an enumeration (or a list of them), may a value the checker types ``actual`` be text
-    outside it?  ``compatible`` lets plain text into an enumeration; a guard there makes a record's enumerated field a
-    proof (a value typed ``any`` is guard_needed's).  Bounded numbers are not covered: nothing relies on them."""
-    while isinstance(expected, ListType) and isinstance(actual, ListType):
-        expected, actual = expected.element, actual.element
-    if not (isinstance(expected, StrType) and expected.values is not None) or isinstance(actual, AnyType):
+_SCALARS: dict[str, type] = {"int": int, "bool": bool, "str": str}
+
+
+def _conforms_here(value: Any, expected: Type, pending: list[tuple[Any, Type]]) -> bool:
+    """One value against one type; the parts still to check (a list's items, a record's fields) added to ``pending``."""
+    kind = base_kind(expected)
+    if kind == "any":
+        return True
+    if kind in _SCALARS:
+        return type(value) is _SCALARS[kind]
+    if kind == "ratio":
+        return isinstance(value, Fraction)
+    if kind == "list":
+        if type(value) is not tuple or not isinstance(expected, ListType):
+            return False
+        if base_kind(expected.element) != "any":
+            pending.extend((item, expected.element) for item in value)
+        return True
+    if isinstance(expected, OutcomeType):
+        return isinstance(value, OutcomeValue)
+    if not isinstance(value, Record):
         return False
-    return not (isinstance(actual, StrType) and actual.values is not None and set(actual.values) <= set(expected.values))
+    if isinstance(expected, RecordType):
+        if value.type_name not in names_of(expected) or not all(name in value._fields for name, _ in expected.fields):
+            return False
+        pending.extend((value._fields[name], field_type) for name, field_type in expected.fields)
+    return True

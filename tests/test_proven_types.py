@@ -9,14 +9,13 @@ the same fields are typed as their union.
 from __future__ import annotations
 
 import pytest
-from conftest import procedure
 
 from interpreter import resolve
 from interpreter.api import monte_carlo
 from interpreter.engine import procedure_source
-from interpreter.errors import RulesetError, RuleViolation
+from interpreter.errors import RulesetError
 from interpreter.proven_types import conforms, join_proven, records_differ
-from interpreter.values import INT, STR, ListType, Record, RecordType, StrType
+from interpreter.values import INT, STR, ListType, Record, RecordType
 
 TYPES = """\
 types:
@@ -74,7 +73,7 @@ def test_a_record_conforms_by_its_type_name_and_every_field():
     assert conforms(Record("ship", (("kind", "brig"), ("hits", 0))), ship)
     assert not conforms(Record("crew", (("kind", "brig"), ("hits", 0))), ship)  # another type, the same fields
     assert not conforms(Record("ship", (("kind", "brig"),)), ship)  # a field missing
-    assert not conforms(Record("ship", (("kind", "brig"), ("hits", "none"))), ship)  # a field of another kind
+    assert not conforms(Record("ship", (("kind", "brig"), ("hits", "none"))), ship)  # a field of another kind (a guard's check)
     assert conforms((Record("ship", (("kind", "a"), ("hits", 1))),), ListType(ship))
 
 
@@ -88,74 +87,3 @@ def test_two_tables_cells_join_as_a_union():
     assert not conforms(Record("cell of other", (("code", "x"), ("loss", 1))), union)
     assert not records_differ(union, naval) and records_differ(naval, union)  # a naval cell fits the union, not the other way
     assert join_proven(naval, RecordType("cell of other", (("code", STR),))) is None  # other fields: no one type
-
-
-# ---- enumerated fields: text the checker cannot place in the enumeration is checked when it is put there ------------
-
-KINDS = """\
-types:
-  ship:
-    description: "A ship."
-    fields:
-      kind: {type: enum, values: [brig, frigate], description: "Kind."}
-"""
-# `name` is plain text (an input of type str): put in an enumerated field, it is checked there, so that every ship's
-# kind is brig or frigate (a callee taking that enumeration needs no test of it: engine/facts.py)
-ENUM_FIELD = """\
-let s = ship(kind = name)
-let t = with_field(s, "kind", name)
-outcome done(kind = t.kind)
-"""
-
-
-@pytest.mark.parametrize("engine", ["compiled", "reference"])
-def test_text_put_in_an_enumerated_field_is_checked(one_procedure, engine):
-    ruleset = one_procedure(ENUM_FIELD, inputs="{name: {type: str}}", extra=KINDS)
-    assert resolve(ruleset, "p", {"name": "brig"}, seed=1, trace=False, engine=engine).outcome.get("kind") == "brig"
-    with pytest.raises(RulesetError) as raised:
-        resolve(ruleset, "p", {"name": "raft"}, seed=1, trace=False, engine=engine)
-    # the record literal's field is met first: `      let s = ship(kind = ` is 26 characters
-    assert "field 'kind' must be enum(brig, frigate), but here it is text (raft)" in str(raised.value)
-    assert ":27: " in str(raised.value)
-
-
-def test_an_enumerations_text_conforms_only_within_it():
-    kinds = RecordType("ship", (("kind", StrType(("brig", "frigate"))),))
-    assert conforms(Record("ship", (("kind", "brig"),)), kinds)
-    assert not conforms(Record("ship", (("kind", "raft"),)), kinds)
-
-
-# ---- a play passes a proven enumerated field to a callee's enumeration without testing it (engine/facts.proven_within) --
-
-CALLER = """\
-let r = resolve hit(kind = target.kind)
-outcome done(n = r.n)
-"""
-
-
-def two_procedures(make_ruleset, allowed: str):
-    callee = procedure("let n = if kind == \"brig\" then 1 else 2\noutcome v(n = n)", inputs=f"{{kind: {{type: enum, values: {allowed}}}}}")
-    caller = procedure(CALLER, inputs="{target: {type: ship}}")
-    return make_ruleset({"hit": callee, "p": caller}, KINDS)
-
-
-def test_a_proven_field_within_the_callees_enumeration_is_passed_untested(make_ruleset):
-    ruleset = two_procedures(make_ruleset, "[brig, frigate, raft]")
-    play = procedure_source(ruleset, "p", "play")
-    assert "COERCED(" not in play and "allowed" not in play  # the kind is brig or frigate, which hit takes
-    assert "COERCED(" in procedure_source(ruleset, "p", "exact")  # exact odds are written as before
-    for engine in ("compiled", "reference"):
-        # brig: n = 1; frigate: n = 2
-        assert resolve(ruleset, "p", {"target": {"kind": "brig"}}, seed=1, trace=False, engine=engine).outcome.get("n") == 1
-        assert resolve(ruleset, "p", {"target": {"kind": "frigate"}}, seed=1, trace=False, engine=engine).outcome.get("n") == 2
-
-
-def test_a_field_wider_than_the_callees_enumeration_is_still_tested(make_ruleset):
-    ruleset = two_procedures(make_ruleset, "[brig]")  # a frigate is refused at the call, as the evaluator refuses it
-    assert "COERCED(" in procedure_source(ruleset, "p", "play")
-    messages = []
-    for engine in ("compiled", "reference"):
-        with pytest.raises(RuleViolation) as raised:
-            resolve(ruleset, "p", {"target": {"kind": "frigate"}}, seed=1, trace=False, engine=engine)
-        messages.append(str(raised.value))
-    assert messages[0] == messages[1] and "input 'kind' of hit must be one of brig, not 'frigate'" in messages[0]

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
-from .facts import proven_within
 from .module import literal, plain_check
 from .writer import CodeWriter
 
@@ -107,8 +106,7 @@ def direct_call_values(c: ProcedureCompiler, w: CodeWriter, call: ir.CallProcedu
     for how, part in direct:
         if how == "arg":
             values.append(argument[part])
-        elif how == "check" and play_inputs_held and (coerced_already(c, argument_ir[part[0]], part[1].type)
-                                                      or proven_within(argument_ir[part[0]], part[1].type)):
+        elif how == "check" and play_inputs_held and coerced_already(c, argument_ir[part[0]], part[1].type):
             values.append(argument[part[0]])
         elif how == "check":
             input_name, spec = part

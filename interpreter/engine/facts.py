@@ -271,20 +271,3 @@ def cannot_fail(e: Any) -> bool:
         return cannot_fail(e.operand)
     return False
 
-
-def proven_within(value: Any, expected: Any) -> bool:
-    """Is ``value`` (an argument's IR) a field read the checker proves (``ir.Field.proven_field_type``) of an
-    enumeration within ``expected``'s (or of text, or of yes/no, where that is wanted), so that coercing it to
-    ``expected`` returns it unchanged?  A record's enumerated field holds one of its texts: every way of putting text
-    there checks it (interpreter/proven_types.py).  fifteen_a_side: the shooter's and the target's kinds on each
-    ``resolve shot`` (about 3.7% of a play in tests).  Numbers are not covered: a field's bounds are not proven."""
-    from ..values import BoolType, StrType
-
-    if type(value) is not ir.Field or value.proven_field_type is None:
-        return False
-    held = value.proven_field_type
-    if type(expected) is BoolType:
-        return type(held) is BoolType
-    if type(held) is StrType and type(expected) is StrType:
-        return expected.values is None or (held.values is not None and set(held.values) <= set(expected.values))
-    return False
