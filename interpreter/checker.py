@@ -412,7 +412,9 @@ class Checker:
     def guard_records(self, pos: syntax.Pos, actual: Type, expected: Type, what: str, value: ir.Expr) -> ir.Expr:
         """``value`` guarded where a value the checker types ``any`` is put in a place typed with records (set, a
         destructuring set): the place's type is then a proof (proven_types)."""
-        return ir.Guard(pos, value, (expected,), what) if guard_needed(expected, actual) else value
+        if _empty(value) or not guard_needed(expected, actual):  # `set ships = []`: an empty list is a list of ships
+            return value
+        return ir.Guard(pos, value, (expected,), what)
 
     def _suggest(self, name: str, scope: _Scope) -> str:
         candidates = (
