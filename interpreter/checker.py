@@ -502,7 +502,7 @@ class Checker:
                 result = found
         elif base_kind(subject_type) != "any":
             self.error(expr.pos, f"{subject_type.describe()} has no fields; '.{expr.name}' needs a record{context.where}")
-        # a read that cannot fail, of a value of the field's type (proven_types)
+        # a read that cannot fail: the subject is proven a record of a type with this field (proven_types)
         proven = result if isinstance(subject_type, RecordType) and subject_type.field(expr.name) is not None else None
         return ir.Field(expr.pos, subject, expr.name, isinstance(subject_type, OutcomeType), proven), result
 
@@ -868,6 +868,7 @@ class Checker:
         slot = self._alloc(scope)
         context.hoist.append(ir.CallProcedure(expr.pos, slot, expr.procedure, tuple(args), frozenset(trusted)))
         return ir.Local(expr.pos, f"resolve {expr.procedure}", slot), self.outcome_types.get(expr.procedure, OutcomeType(expr.procedure, ()))
+
 
 def _empty(value: ir.Expr) -> bool:
     """Is ``value`` the empty list literal ``[]``?  It is a list of every type (typed ``list of any``)."""

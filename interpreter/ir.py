@@ -87,8 +87,8 @@ class Field(NamedTuple):
     subject: Expr
     name: str
     of_outcome: bool = False  # the checker knows the subject is a resolved outcome (compiled reads try that first)
-    # the field's type when the checker proves the subject a record (not an outcome) of a type with this field: the read
-    # cannot fail, and the value is of that type (proven_types); None otherwise
+    # the field's declared type when the checker proves the subject a record (not an outcome) of a type with this field:
+    # the read cannot fail (proven_types; what a number, text or yes/no field holds is not proven); None otherwise
     proven_field_type: Type | None = None
 
 

@@ -270,4 +270,3 @@ def cannot_fail(e: Any) -> bool:
     if kind is ir.Not:
         return cannot_fail(e.operand)
     return False
-
