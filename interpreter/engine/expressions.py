@@ -11,13 +11,13 @@ a loop does not change are computed once, on first use (``hoist``).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
-from ..runtime import make_guard, overflow
+from ..runtime import make_guard
 from . import playwork
+from .bounds import CHECKED_ARITHMETIC, both_forms, prove_arithmetic
 from .facts import locals_in
 from .module import literal
 from .playwork import checked_locally, local_charge, walk_assigned
@@ -84,6 +84,10 @@ class Expressions(NodeVisitor):
         # the position of the last value charged to work_local (a statement's check reports a breach there, where
         # the budget's method would have)
         self.local_pos = ""
+        # plays only, while an assignment is written: arithmetic proven inside the integer bounds, by node identity ->
+        # the local holding the proof; unchecked_steps: while its plain form is written (bounds.prove_arithmetic)
+        self.unchecked_flags: dict[int, str] = {}
+        self.unchecked_steps = False
 
     def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
@@ -122,14 +126,19 @@ class Expressions(NodeVisitor):
         only on the way to an error, or for a field of an outcome the checker could not see).  Try blocks cost
         nothing in Python 3.11 until they catch."""
         value = playwork.decided(self, value)
-        if walk_assigned(self, target, value):
-            return
-        slow = self(value)
-        fast = self.fast_form(value)
-        if fast is None:
-            self.w.line(f"{target} = {slow}")
-        else:
-            self.write_forms(target, fast, slow)
+        if self.work_local is not None:
+            prove_arithmetic(self, value)
+        try:
+            if walk_assigned(self, target, value):
+                return
+            slow = self(value)
+            fast = self.fast_form(value)
+            if fast is None:
+                self.w.line(f"{target} = {slow}")
+            else:
+                self.write_forms(target, fast, slow)
+        finally:
+            self.unchecked_flags.clear()
 
     def write_forms(self, target: str, fast: str, slow: str) -> None:
         """``target = fast``, and ``target = slow`` when that raises FMISS (AttributeError, KeyError, IndexError: see assign)."""
@@ -255,6 +264,12 @@ class Expressions(NodeVisitor):
         return f"(not {self.expr(e.operand, walrus, depth + 1)})"
 
     def visit_Arithmetic(self, e: ir.Arithmetic, walrus: bool, depth: int) -> str:
+        proof = self.unchecked_flags.get(id(e))
+        if proof is None or self.unchecked_steps:
+            return self._arithmetic(e, walrus, depth)
+        return both_forms(self, proof, lambda: self._arithmetic(e, walrus, depth))
+
+    def _arithmetic(self, e: ir.Arithmetic, walrus: bool, depth: int) -> str:
         pos = self.pos(e)
         left = self.expr(e.left, walrus, depth + 1)
         right = self.expr(e.right, walrus, depth + 1)
@@ -267,6 +282,8 @@ class Expressions(NodeVisitor):
                 a, b = self.w.temp("a"), self.w.temp("b")
                 return f"({a} {e.op} {b} if (({a} := {left}) is {a}) and ({b} := {right}) else DIV({pos}, {a}, {e.op!r}, {b}))"
             return f"DIV({pos}, {left}, {e.op!r}, {right})"
+        if self.unchecked_steps:
+            return f"({left} {e.op} {right})"
         low, high = self.w.need("LO", "rt.int_low"), self.w.need("HI", "rt.int_high")
         if not walrus:
             return f"{self.module.ref(CHECKED_ARITHMETIC[e.op], 'ar')}(rt, {pos}, {left}, {right})"
@@ -480,19 +497,3 @@ def invariant(expr: Any, stable: Callable[[int], bool], aggregates: bool = False
     if own and not aggregates:
         return False
     return all(type(node) is not ir.Local or node.slot in own or stable(node.slot) for node in nodes)
-
-
-def _make_arithmetic(op: str) -> Callable[..., int]:
-    apply = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
-
-    def run(rt: Any, pos: Any, left: int, right: int) -> int:
-        result: int = apply(left, right)
-        if result > rt.int_high or result < rt.int_low:
-            overflow(rt, pos, left, op, right)
-        return result
-
-    return run
-
-
-# + - * checked against the run's integer bounds, where the source cannot hold an assignment expression
-CHECKED_ARITHMETIC = {op: _make_arithmetic(op) for op in ("+", "-", "*")}
