@@ -18,6 +18,7 @@ from .. import ir
 from ..runtime import make_guard
 from . import playwork
 from .bounds import CHECKED_ARITHMETIC, both_forms, prove_arithmetic
+from .calls import outcome_name_test
 from .facts import locals_in
 from .module import literal
 from .playwork import checked_locally, local_charge, walk_assigned
@@ -294,7 +295,7 @@ class Expressions(NodeVisitor):
         return f"({t} if {low} <= ({t} := ({a} := {left}) {e.op} ({b} := {right})) <= {high} else OVF(rt, {pos}, {a}, {e.op!r}, {b}))"
 
     def visit_Comparison(self, e: ir.Comparison, walrus: bool, depth: int) -> str:
-        return f"({self.expr(e.left, walrus, depth + 1)} {_COMPARISON[e.op]} {self.expr(e.right, walrus, depth + 1)})"
+        return outcome_name_test(self, e) or f"({self.expr(e.left, walrus, depth + 1)} {_COMPARISON[e.op]} {self.expr(e.right, walrus, depth + 1)})"
 
     def visit_Logical(self, e: ir.Logical, walrus: bool, depth: int) -> str:
         return f"({self.expr(e.left, walrus, depth + 1)} {e.op} {self.expr(e.right, walrus, depth + 1)})"

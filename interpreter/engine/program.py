@@ -38,7 +38,7 @@ from .calls import direct_inputs, write_inputs_check
 from .exact import write_exact
 from .facts import Facts, assigned_once, outcome_key_slots
 from .module import GeneratedModule
-from .play import write_play
+from .playfunction import write_play
 from .sample import write_sample
 from .writer import CodeWriter
 
