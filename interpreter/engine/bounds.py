@@ -215,3 +215,83 @@ def _make_arithmetic(op: str) -> Callable[..., int]:
 
 # + - * checked against the run's integer bounds, where the source cannot hold an assignment expression
 CHECKED_ARITHMETIC = {op: _make_arithmetic(op) for op in ("+", "-", "*")}
+
+
+# How many definitions a proof of positions follows before it gives up (lets of lets of lists...).
+POSITIONS_DEPTH = 12
+
+
+class Positions:
+    """Which ints of a play are at least 1: a list's position read as ``xs[p]`` then needs no ``0 < p`` test in a
+    statement's fast form (Expressions.assign), which leaves a position past the end to Python's IndexError.
+
+    At least 1: an int constant of 1 or more; a variable of an aggregate or of a ``for`` over a range from such
+    a constant, or over a list whose items all are; an item of such a list; a variable set only by its ``let`` of
+    any of these.  A list whose items all are: a ``let`` of ``list(e for ...)`` whose ``e`` is (volley's
+    ``own_places = list(i for i in 1 .. count(shooters) if ...)``), of such a list, or of ``if c then a else b``
+    where both are.  A ``for`` variable counts
+    when its loop is the only statement that writes it (so its body does not); an aggregate's variable when one
+    aggregate alone has that slot."""
+
+    def __init__(self, body: ir.Block, lets: Mapping[int, ir.Assign]) -> None:
+        from .facts import written_slots
+
+        self.lets = lets
+        writes: dict[int, int] = {}
+        self.loops: dict[int, ir.ForLoop] = {}
+        for statement in ir.statements_in(body):
+            for slot in written_slots(statement):
+                writes[slot] = writes.get(slot, 0) + 1
+            if type(statement) is ir.ForLoop:
+                self.loops[statement.var_slot] = statement
+        self.loops = {slot: loop for slot, loop in self.loops.items() if writes[slot] == 1}
+        aggregates: dict[int, list[ir.Aggregate]] = {}
+        for node in ir.walk(*body.statements):
+            if type(node) is ir.Aggregate:
+                aggregates.setdefault(node.slot, []).append(node)
+        self.aggregates = {slot: found[0] for slot, found in aggregates.items() if len(found) == 1}
+
+    def positive(self, e: Any, depth: int = 0) -> bool:
+        """Whether ``e`` is always an int of 1 or more."""
+        if depth > POSITIONS_DEPTH:
+            return False
+        kind = type(e)
+        if kind is ir.Const:
+            return type(e.value) is int and e.value >= 1
+        if kind is ir.Index:
+            return self.positive_items(e.subject, depth + 1)
+        if kind is not ir.Local:
+            return False
+        walked = self.aggregates.get(e.slot)
+        if walked is None:
+            loop = self.loops.get(e.slot)
+            walked_over = loop.iterable if loop is not None else None
+        else:
+            walked_over = walked.collection
+        if walked_over is not None:
+            if type(walked_over) is ir.Range:
+                return self.positive(walked_over.low, depth + 1)
+            return self.positive_items(walked_over, depth + 1)
+        let = self.lets.get(e.slot)
+        return let is not None and self.positive(let.value, depth + 1)
+
+    def positive_items(self, e: Any, depth: int = 0) -> bool:
+        """Whether ``e`` is always a list whose every item is an int of 1 or more."""
+        if depth > POSITIONS_DEPTH:
+            return False
+        if type(e) is ir.Local:
+            let = self.lets.get(e.slot)
+            return let is not None and self.positive_items(let.value, depth + 1)
+        if type(e) is ir.Conditional:
+            return self.positive_items(e.then, depth + 1) and self.positive_items(e.otherwise, depth + 1)
+        return type(e) is ir.Aggregate and e.function.name == "list" and self.positive(e.element, depth + 1)
+
+
+def positive_read(e: Expressions, index: Any, subject: str, position: str) -> str | None:
+    """``xs[p]`` in a play's fast form (Expressions.assign) where ``p`` is proven at least 1 (:class:`Positions`): the
+    item read without a test (a position past the end raises IndexError, and the statement's tested form words
+    the error); None anywhere else."""
+    if e.fast_fields and subject.isidentifier() and e.c.positions.positive(index):
+        e.fast_reads += 1
+        return f"{subject}[{position} - 1]"
+    return None

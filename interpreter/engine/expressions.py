@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .. import ir
 from ..runtime import make_guard
 from . import playwork
-from .bounds import CHECKED_ARITHMETIC, both_forms, prove_arithmetic
+from .bounds import CHECKED_ARITHMETIC, both_forms, positive_read, prove_arithmetic
 from .calls import outcome_name_test
 from .facts import locals_in
 from .module import literal
@@ -85,8 +85,7 @@ class Expressions(NodeVisitor):
         # the position of the last value charged to work_local (a statement's check reports a breach there, where
         # the budget's method would have)
         self.local_pos = ""
-        # plays only, while an assignment is written: arithmetic proven inside the integer bounds, by node identity ->
-        # the local holding the proof; unchecked_steps: while its plain form is written (bounds.prove_arithmetic)
+        # plays: arithmetic proven inside the integer bounds -> its proof's local, and its plain form (bounds.py)
         self.unchecked_flags: dict[int, str] = {}
         self.unchecked_steps = False
 
@@ -236,6 +235,8 @@ class Expressions(NodeVisitor):
         subject, position, pos = self.expr(e.subject, walrus, depth + 1), self.expr(e.index, walrus, depth + 1), self.pos(e)
         if type(e.index) is ir.Local and subject in self.positions_of.get(e.index.slot, ()):
             return f"{subject}[{position} - 1]"  # a position of 1 .. count(subject): inside the list
+        if (known := positive_read(self, e.index, subject, position)) is not None:
+            return known  # a play's fast form, a position at least 1 (bounds.Positions)
         # a play's fast form (see assign) leaves a position past the end to Python's IndexError
         inside = "" if self.fast_fields else f" <= len({subject})"
         if walrus and subject.isidentifier():
@@ -265,10 +266,8 @@ class Expressions(NodeVisitor):
         return f"(not {self.expr(e.operand, walrus, depth + 1)})"
 
     def visit_Arithmetic(self, e: ir.Arithmetic, walrus: bool, depth: int) -> str:
-        proof = self.unchecked_flags.get(id(e))
-        if proof is None or self.unchecked_steps:
-            return self._arithmetic(e, walrus, depth)
-        return both_forms(self, proof, lambda: self._arithmetic(e, walrus, depth))
+        proof = None if self.unchecked_steps else self.unchecked_flags.get(id(e))  # proven: bounds.prove_arithmetic
+        return self._arithmetic(e, walrus, depth) if proof is None else both_forms(self, proof, lambda: self._arithmetic(e, walrus, depth))
 
     def _arithmetic(self, e: ir.Arithmetic, walrus: bool, depth: int) -> str:
         pos = self.pos(e)
