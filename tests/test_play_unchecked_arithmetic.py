@@ -75,3 +75,21 @@ def test_arithmetic_on_a_value_not_proven_an_int_stays_checked(one_procedure):
     assert not PROOF.search(procedure_source(ruleset, "p", "play"))
     # 2 * (1 + 2 + 3) = 12
     assert resolve(ruleset, "p", {"n": 2}, trace=False).outcome.get("total") == 12
+
+
+def test_a_proven_division_still_refuses_zero_alike(one_procedure):
+    # ((i - 1) * 2) // count(xs) is proven (every step at most (3 + 1) * 2 + (3 + 1) + 2 + count(xs) + 0); with xs
+    # empty the divisor is 0, refused by both engines with the same message; with xs = [7, 8]: 0 // 2, 2 // 2, 4 // 2
+    from interpreter.errors import RuleViolation
+
+    body = "let qs = list(((i - 1) * 2) // count(xs) for i in 1 .. 3)\noutcome done(total = sum(qs))"
+    ruleset = one_procedure(body, inputs="{xs: {type: list, of: int, default: []}}")
+    assert PROOF.search(procedure_source(ruleset, "p", "play"))
+    messages = []
+    for engine in ("compiled", "reference"):
+        with pytest.raises(RuleViolation) as refused:
+            resolve(ruleset, "p", {"xs": []}, engine=engine, trace=False)
+        messages.append(str(refused.value))
+    assert messages[0] == messages[1] and "division by zero" in messages[0]
+    totals = [resolve(ruleset, "p", {"xs": [7, 8]}, engine=engine, trace=False).outcome.get("total") for engine in ("compiled", "reference")]
+    assert totals == [0 + 1 + 2] * 2

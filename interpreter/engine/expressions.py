@@ -276,9 +276,10 @@ class Expressions(NodeVisitor):
         if e.op in ("//", "%"):
             if type(e.right) is ir.Const and type(e.right.value) is int and e.right.value != 0:
                 return f"({left} {e.op} {right})"
+            if walrus and self.unchecked_steps:  # proven (bounds.py): the dividend cannot fail, so it may come second
+                return f"({left} {e.op} {(b := self.w.temp('b'))} if ({b} := {right}) else DIV({pos}, {left}, {e.op!r}, {b}))"
             if walrus and self.keys is not None:
-                # plays: divided in place unless the divisor is 0 (DIV words that), both sides evaluated in order
-                # first (divide_into_columns: about 120 divisions a play of fifteen_a_side)
+                # plays: divided in place unless the divisor is 0 (DIV words that), both sides evaluated in order first
                 a, b = self.w.temp("a"), self.w.temp("b")
                 return f"({a} {e.op} {b} if (({a} := {left}) is {a}) and ({b} := {right}) else DIV({pos}, {a}, {e.op!r}, {b}))"
             return f"DIV({pos}, {left}, {e.op!r}, {right})"
