@@ -57,3 +57,25 @@ def test_a_proven_position_past_the_end_is_refused_alike(one_procedure):
             resolve(ruleset, "p", {"xs": [1, 2, 3], "ys": [4, 5]}, engine=engine, trace=False)
         messages.append(str(refused.value))
     assert messages[0] == messages[1] and "index 3 is outside the list (1 to 2)" in messages[0]
+
+
+def test_a_list_of_positions_is_checked_as_plain_values_and_charged_alike(one_procedure):
+    # picked = positions of xs above 1, then the same positions again read through picked: a list of ints at least
+    # 1, checked by its length (check_flat) like a range's numbers.  The same list made of picked[k] + 0 (not proven:
+    # an arithmetic element) goes through check_value; both charge the same work, and both engines answer alike.
+    from interpreter.limits import Budget, Limits
+
+    body = "let picked = list(i for i in 1 .. count(xs) if xs[i] > 1)\nlet again = list(ITEM for k in 1 .. count(picked))\noutcome done(n = count(again), last = again[count(again)])"
+    inputs = "{xs: {type: list, of: int, default: [2, 1, 3, 4]}}"
+    proven, unproven = (one_procedure(body.replace("ITEM", item), inputs=inputs) for item in ("picked[k]", "picked[k] + 0"))
+    assert "BUD.check_value(" not in procedure_source(proven, "p", "play")
+    assert "BUD.check_value(" in procedure_source(unproven, "p", "play")
+    work = []
+    for ruleset in (proven, unproven):
+        budget = Budget(Limits(max_work=None, timeout=None))
+        outcome = resolve(ruleset, "p", {"xs": [2, 1, 3, 4]}, budget=budget, trace=False).outcome
+        # positions 1, 3, 4 (2, 3 and 4 are above 1): three items, the last 4
+        assert outcome == resolve(ruleset, "p", {"xs": [2, 1, 3, 4]}, engine="reference", trace=False).outcome
+        assert (outcome.get("n"), outcome.get("last")) == (3, 4)
+        work.append(budget.work)
+    assert work[0] == work[1] > 0

@@ -354,10 +354,10 @@ class Expressions(NodeVisitor):
             return f"({finished} if {local_charge(self, walked, self.pos(e))} else None)"
         return self._walked_first(before, f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished)
 
-    @staticmethod
-    def plain_list(e: ir.Aggregate) -> bool:
-        """Whether ``list(...)`` makes a list of the numbers of a range, whose size is its length (Budget.check_flat)."""
-        return isinstance(e.collection, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
+    def plain_list(self, e: ir.Aggregate) -> bool:
+        """Whether ``list(...)`` makes plain values, sized by its length (Budget.check_flat): a range's, a play's positions."""
+        ranged = isinstance(e.collection, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
+        return ranged or (self.keys is not None and self.c.positions.positive(e.element))
 
     @staticmethod
     def _walked_first(before: str, value: str) -> str:
