@@ -717,13 +717,12 @@ class _Chunks:
     def chunk(self, state: Run, index: int, plays: int, progress: Callable[[int, int], None] | None) -> dict:  # pragma: no cover
         raise NotImplementedError
 
-    def warm(self, state: Run, plays: int | None = None) -> None:
+    def warm(self, state: Run) -> None:
         """A few plays thrown away before workers are forked: the generated code of the procedure and of the
         procedures it resolves is compiled here, once, and inherited (each worker compiling it again cost
-        more than their plays on a fifteen-a-side battle, and its memory churn tripled their system time).
-        ``plays``: how many (WARM_PLAYS unless given: a worker's probe plays fewer, parallel.PROBE_PLAYS)."""
+        more than their plays on a fifteen-a-side battle, and its memory churn tripled their system time)."""
         try:
-            self.chunk(self.start(state.budget.deadline), 0, WARM_PLAYS if plays is None else plays, None)
+            self.chunk(self.start(state.budget.deadline), 0, WARM_PLAYS, None)
         except Exception:  # noqa: BLE001, S110 - a failing play is reported by the chunk that plays it, with its seed
             pass
 

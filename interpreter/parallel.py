@@ -65,14 +65,13 @@ class WorkerLost(WartableError):
 class ChunkJob(Protocol):
     """What plays chunks: ``start()`` once per process (its budget and memos), ``chunk`` once per chunk;
     ``warm(state)`` once in the parent before workers are forked, so that code compiled on first use
-    (a procedure's generated Python) is compiled once, not once a worker; ``warm(state, plays)`` a few plays
-    thrown away in a worker, to find where its frames do not thrash (:func:`_quiet_depth`)."""
+    (a procedure's generated Python) is compiled once, not once a worker."""
 
     def start(self, deadline: float | None) -> Any: ...
 
     def chunk(self, state: Any, index: int, plays: int, progress: Progress | None) -> Any: ...
 
-    def warm(self, state: Any, plays: int | None = None) -> None: ...
+    def warm(self, state: Any) -> None: ...
 
 
 def chunk_seed(seed: int, index: int) -> int:
@@ -287,7 +286,7 @@ def _quiet_depth(job: ChunkJob, state: Any) -> int:
     for tried in range(DEPTHS_TRIED):
         levels = tried * STEP_FRAMES
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        _at_depth(levels, functools.partial(job.warm, state, PROBE_PLAYS))
+        _at_depth(levels, functools.partial(job.warm, state))
         faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
         if fewest is None or faults < fewest:
             best, fewest = levels, faults
@@ -298,12 +297,6 @@ def _quiet_depth(job: ChunkJob, state: Any) -> int:
 
 # Minor page faults a few warm-up plays may take and still count as quiet (a thrashing depth takes thousands).
 QUIET_FAULTS = 64
-
-# Plays thrown away at each depth tried: a thrashing depth maps and unmaps about a thousand frame chunks a play of a
-# fifteen-a-side battle, so two plays tell it from a quiet one (a few hundred faults after the fork, copies of the
-# parent's pages, come with the first depth tried whatever it plays).  Eight plays a depth, as the parent warms up,
-# cost a worker about 0.06 s of CPU on fifteen_a_side (five depths tried), two about 0.02 s.
-PROBE_PLAYS = 2
 
 
 def _worker(job: ChunkJob, deadline: float | None, tasks: Any, results: Any, reporting: bool) -> None:

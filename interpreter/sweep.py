@@ -397,7 +397,7 @@ class _Rows:
     def start(self, deadline: float | None) -> float | None:
         return deadline
 
-    def warm(self, deadline: float | None, plays: int | None = None) -> None:
+    def warm(self, deadline: float | None) -> None:
         """Nothing to compile ahead: a row's exact code is compiled by the worker that first needs it."""
 
     def chunk(self, deadline: float | None, index: int, _size: int, _progress: Any) -> Distribution:
