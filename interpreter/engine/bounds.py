@@ -179,6 +179,7 @@ def prove_arithmetic(e: Expressions, value: Any) -> None:
     """Before an assignment of ``value`` in a play: for each arithmetic inside an aggregate whose steps are proven
     inside the integer bounds when its magnitude is at most HI (see the module docstring), that test written now
     into a local, which the arithmetic reads (:func:`both_forms`)."""
+    e.unchecked_flags.clear()  # the last assignment's (its nodes are not met again)
     magnitudes = Magnitudes(e.c.play_lets, e.c.facts.bound, lambda leaf: variable_source(e, leaf))
     for node, magnitude in unchecked_arithmetic(value, magnitudes):
         proof = e.w.temp("ak")

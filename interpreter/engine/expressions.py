@@ -128,17 +128,14 @@ class Expressions(NodeVisitor):
         value = playwork.decided(self, value)
         if self.work_local is not None:
             prove_arithmetic(self, value)
-        try:
-            if walk_assigned(self, target, value):
-                return
-            slow = self(value)
-            fast = self.fast_form(value)
-            if fast is None:
-                self.w.line(f"{target} = {slow}")
-            else:
-                self.write_forms(target, fast, slow)
-        finally:
-            self.unchecked_flags.clear()
+        if walk_assigned(self, target, value):
+            return
+        slow = self(value)
+        fast = self.fast_form(value)
+        if fast is None:
+            self.w.line(f"{target} = {slow}")
+        else:
+            self.write_forms(target, fast, slow)
 
     def write_forms(self, target: str, fast: str, slow: str) -> None:
         """``target = fast``, and ``target = slow`` when that raises FMISS (AttributeError, KeyError, IndexError: see assign)."""
