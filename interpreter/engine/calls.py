@@ -141,3 +141,27 @@ def coerced_already(c: ProcedureCompiler, value: Any, expected: Any) -> bool:
         high_ok = expected.high is None or (held.high is not None and held.high <= expected.high)
         return low_ok and high_ok
     return False
+
+
+def outcome_name_test(e: Expressions, comparison: ir.Comparison) -> str | None:
+    """``r.outcome == "sunk"`` (or ``!=``, either way round) where a play holds ``r`` as the callee's outcome key
+    (facts.outcome_key_slots), written as a test of the key itself when every outcome of the callee so named has
+    no fields: its key is then its number (an int; an outcome with fields has a tuple, never equal to one), so
+    ``v == 0`` instead of ``names[v[0] if type(v) is tuple else v] == 'sunk'``.  None for anything else."""
+    if e.keys is None or comparison.op not in ("==", "!="):
+        return None
+    for read, other in ((comparison.left, comparison.right), (comparison.right, comparison.left)):
+        if not (type(read) is ir.Field and read.name == "outcome" and type(read.subject) is ir.Local and read.subject.slot in e.keys):
+            continue
+        if type(other) is not ir.Const or type(other.value) is not str:
+            return None
+        sites = e.c.callee_sites(e.keys[read.subject.slot])
+        numbers = [number for number, (name, fields) in enumerate(sites) if name == other.value]
+        if any(sites[number][1] for number in numbers):
+            return None
+        key, equal = f"v{read.subject.slot}", comparison.op == "=="
+        if not numbers:  # no outcome so named: reading a local cannot fail
+            return repr(not equal)
+        tests = [f"{key} {comparison.op} {number}" for number in numbers]
+        return "(" + (" or " if equal else " and ").join(tests) + ")"
+    return None

@@ -11,13 +11,14 @@ a loop does not change are computed once, on first use (``hoist``).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
-from ..runtime import make_guard, overflow
+from ..runtime import make_guard
 from . import playwork
+from .bounds import CHECKED_ARITHMETIC, both_forms, positive_read, prove_arithmetic
+from .calls import outcome_name_test
 from .facts import locals_in
 from .module import literal
 from .playwork import checked_locally, local_charge, walk_assigned
@@ -84,6 +85,9 @@ class Expressions(NodeVisitor):
         # the position of the last value charged to work_local (a statement's check reports a breach there, where
         # the budget's method would have)
         self.local_pos = ""
+        # plays: arithmetic proven inside the integer bounds -> its proof's local, and its plain form (bounds.py)
+        self.unchecked_flags: dict[int, str] = {}
+        self.unchecked_steps = False
 
     def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
@@ -122,6 +126,8 @@ class Expressions(NodeVisitor):
         only on the way to an error, or for a field of an outcome the checker could not see).  Try blocks cost
         nothing in Python 3.11 until they catch."""
         value = playwork.decided(self, value)
+        if self.work_local is not None:
+            prove_arithmetic(self, value)
         if walk_assigned(self, target, value):
             return
         slow = self(value)
@@ -228,6 +234,8 @@ class Expressions(NodeVisitor):
         subject, position, pos = self.expr(e.subject, walrus, depth + 1), self.expr(e.index, walrus, depth + 1), self.pos(e)
         if type(e.index) is ir.Local and subject in self.positions_of.get(e.index.slot, ()):
             return f"{subject}[{position} - 1]"  # a position of 1 .. count(subject): inside the list
+        if (known := positive_read(self, e.index, subject, position)) is not None:
+            return known  # a play's fast form, a position at least 1 (bounds.Positions)
         # a play's fast form (see assign) leaves a position past the end to Python's IndexError
         inside = "" if self.fast_fields else f" <= len({subject})"
         if walrus and subject.isidentifier():
@@ -257,18 +265,25 @@ class Expressions(NodeVisitor):
         return f"(not {self.expr(e.operand, walrus, depth + 1)})"
 
     def visit_Arithmetic(self, e: ir.Arithmetic, walrus: bool, depth: int) -> str:
+        proof = None if self.unchecked_steps else self.unchecked_flags.get(id(e))  # proven: bounds.prove_arithmetic
+        return self._arithmetic(e, walrus, depth) if proof is None else both_forms(self, proof, lambda: self._arithmetic(e, walrus, depth))
+
+    def _arithmetic(self, e: ir.Arithmetic, walrus: bool, depth: int) -> str:
         pos = self.pos(e)
         left = self.expr(e.left, walrus, depth + 1)
         right = self.expr(e.right, walrus, depth + 1)
         if e.op in ("//", "%"):
             if type(e.right) is ir.Const and type(e.right.value) is int and e.right.value != 0:
                 return f"({left} {e.op} {right})"
+            if walrus and self.unchecked_steps:  # proven (bounds.py): the dividend cannot fail, so it may come second
+                return f"({left} {e.op} {(b := self.w.temp('b'))} if ({b} := {right}) else DIV({pos}, {left}, {e.op!r}, {b}))"
             if walrus and self.keys is not None:
-                # plays: divided in place unless the divisor is 0 (DIV words that), both sides evaluated in order
-                # first (divide_into_columns: about 120 divisions a play of fifteen_a_side)
+                # plays: divided in place unless the divisor is 0 (DIV words that), both sides evaluated in order first
                 a, b = self.w.temp("a"), self.w.temp("b")
                 return f"({a} {e.op} {b} if (({a} := {left}) is {a}) and ({b} := {right}) else DIV({pos}, {a}, {e.op!r}, {b}))"
             return f"DIV({pos}, {left}, {e.op!r}, {right})"
+        if self.unchecked_steps:
+            return f"({left} {e.op} {right})"
         low, high = self.w.need("LO", "rt.int_low"), self.w.need("HI", "rt.int_high")
         if not walrus:
             return f"{self.module.ref(CHECKED_ARITHMETIC[e.op], 'ar')}(rt, {pos}, {left}, {right})"
@@ -279,7 +294,7 @@ class Expressions(NodeVisitor):
         return f"({t} if {low} <= ({t} := ({a} := {left}) {e.op} ({b} := {right})) <= {high} else OVF(rt, {pos}, {a}, {e.op!r}, {b}))"
 
     def visit_Comparison(self, e: ir.Comparison, walrus: bool, depth: int) -> str:
-        return f"({self.expr(e.left, walrus, depth + 1)} {_COMPARISON[e.op]} {self.expr(e.right, walrus, depth + 1)})"
+        return outcome_name_test(self, e) or f"({self.expr(e.left, walrus, depth + 1)} {_COMPARISON[e.op]} {self.expr(e.right, walrus, depth + 1)})"
 
     def visit_Logical(self, e: ir.Logical, walrus: bool, depth: int) -> str:
         return f"({self.expr(e.left, walrus, depth + 1)} {e.op} {self.expr(e.right, walrus, depth + 1)})"
@@ -338,10 +353,10 @@ class Expressions(NodeVisitor):
             return f"({finished} if {local_charge(self, walked, self.pos(e))} else None)"
         return self._walked_first(before, f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished)
 
-    @staticmethod
-    def plain_list(e: ir.Aggregate) -> bool:
-        """Whether ``list(...)`` makes a list of the numbers of a range, whose size is its length (Budget.check_flat)."""
-        return isinstance(e.collection, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
+    def plain_list(self, e: ir.Aggregate) -> bool:
+        """Whether ``list(...)`` makes plain values, sized by its length (Budget.check_flat): a range's, a play's positions."""
+        ranged = isinstance(e.collection, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
+        return ranged or (self.keys is not None and self.c.positions.positive(e.element))
 
     @staticmethod
     def _walked_first(before: str, value: str) -> str:
@@ -482,19 +497,3 @@ def invariant(expr: Any, stable: Callable[[int], bool], aggregates: bool = False
     if own and not aggregates:
         return False
     return all(type(node) is not ir.Local or node.slot in own or stable(node.slot) for node in nodes)
-
-
-def _make_arithmetic(op: str) -> Callable[..., int]:
-    apply = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
-
-    def run(rt: Any, pos: Any, left: int, right: int) -> int:
-        result: int = apply(left, right)
-        if result > rt.int_high or result < rt.int_low:
-            overflow(rt, pos, left, op, right)
-        return result
-
-    return run
-
-
-# + - * checked against the run's integer bounds, where the source cannot hold an assignment expression
-CHECKED_ARITHMETIC = {op: _make_arithmetic(op) for op in ("+", "-", "*")}

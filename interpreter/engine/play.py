@@ -13,7 +13,6 @@ for one Python function become functions of their own.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
@@ -44,36 +43,6 @@ LOCALLY_CHARGED = (ir.CallProcedure, ir.ListOf, ir.Aggregate)
 LONG_ROUND = 32
 
 
-def write_play(c: ProcedureCompiler) -> str:
-    """The play entry function ``(rt, I, R, depth) -> outcome key``; its name.  It hands the inputs tuple on to the
-    play itself, ``(rt, R, depth, input...) -> outcome key``, which is its ``positional`` attribute: generated plays
-    call that one with the inputs written where they call it (Run.plays_positional)."""
-    number = c.module.name("")
-    name, inner = f"y{c.number}_{number}", f"yp{c.number}_{number}"
-    inputs = [f"i{i}" for i in range(len(c.input_names))]
-    w = CodeWriter(c.module, inner, ", ".join(["rt", "R", "depth", *inputs]))
-    w.line(f"if depth > rt.limits.max_call_depth: TOODEEP(rt, {c.module.ref(c.procedure.body.pos, 'p')})")
-    w.line("r = None")
-    w.line("w = 0")
-    w.line(f"{LOCAL_WORK} = 0")
-    PlayWriter(c, w, roll="R", mode="play").block(c.procedure.body.statements, loops=0)
-    for local in inputs:  # parameters here (ProcedureCompiler.input_local asks for them out of the tuple)
-        w.needs.pop(local, None)
-    if _NAMES_THE_TUPLE(" ".join(w.body())):
-        # an outlined statement or expression takes the inputs as a tuple (a procedure nested too deeply: rare)
-        w.needs = {"I": "(" + "".join(local + ", " for local in inputs) + ")", **w.needs}
-    entry = CodeWriter(c.module, name, "rt, I, R, depth")
-    entry.line(f"return {inner}(rt, R, depth, *I)")
-    c.module.add(entry.finish())  # first: `wartable show --code play` opens with the entry
-    c.module.add(w.finish())
-    c.module.add([f"{name}.positional = {inner}", ""])
-    return name
-
-
-# `I` as a name in a play function's source: an outlined part is called with the inputs tuple
-_NAMES_THE_TUPLE = re.compile(r"\bI\b").search
-
-
 def larger_than(block: ir.Block, limit: int) -> bool:
     """Whether ``block`` holds more than ``limit`` statements and expression nodes (nested ones too)."""
     return any(seen > limit for seen, _ in enumerate(ir.walk(*block.statements), 1))
@@ -94,6 +63,8 @@ class PlayWriter(NodeVisitor):
         self.expressions = Expressions(c, w, hoist, lambda slot: slot in fixed and slot not in bound, keys=c.key_slots)
         if mode == "play":  # the function written into starts LOCAL_WORK at 0 (write_play, sample._trial_function)
             self.expressions.work_local = LOCAL_WORK
+        # whether anything in the function may add to LOCAL_WORK (write_play: no exit then spends it)
+        self.spends_local_work = True
 
     def block(self, statements: tuple[Any, ...] | list[Any], loops: int) -> bool:
         """Write statements; True when every path ends (an outcome, or a break)."""
@@ -119,6 +90,8 @@ class PlayWriter(NodeVisitor):
 
     def _local_work_spent(self, node: Any) -> None:
         """What LOCAL_WORK holds charged to the budget, before the play function returns (see Expressions.local_work)."""
+        if not self.spends_local_work:
+            return
         self.w.line(f"if {LOCAL_WORK}: {self.c.budget(self.w)}.charge_items({LOCAL_WORK}, {self.c.pos(node)})")
 
     def _round_checks_local_work(self, s: Any) -> bool:
@@ -171,11 +144,12 @@ class PlayWriter(NodeVisitor):
 
     def _call_charged(self, pos: str) -> None:
         """A resolved call's CALL_WORK charged as Budget.charge charges it, written in place (a play of fifteen_a_side
-        makes about 170 calls): not to LOCAL_WORK, since a call counts towards reading the clock (Budget.CLOCK_CALLS)."""
+        makes about 160 calls): not to LOCAL_WORK, since a call counts towards reading the clock (Budget.CLOCK_CALLS).
+        Its two work comparisons are one, with Budget.call_alarm (at most the lower of their thresholds); checkpoint
+        decides exactly."""
         budget = self.c.budget(self.w)
         self.w.line(f"{budget}.work += {CALL_WORK}; {budget}.charges += 1")
-        self.w.line(f"if {budget}.work >= {budget}.next_clock_check or {budget}.work - {budget}.play_start > {budget}.work_cap"
-                    f" or {budget}.charges >= {Budget.CLOCK_CALLS}: {budget}.checkpoint({pos})")
+        self.w.line(f"if {budget}.work >= {budget}.call_alarm or {budget}.charges >= {Budget.CLOCK_CALLS}: {budget}.checkpoint({pos})")
 
     def visit_Outcome(self, s: ir.Outcome, loops: int) -> bool:
         w = self.w
@@ -310,8 +284,11 @@ class PlayWriter(NodeVisitor):
     def _few_literal_dice(self, s: ir.Roll, count: int, sides: int) -> None:
         """Up to four literal dice: one expression, whether the limits allow them known once per call."""
         w, pos, target = self.w, self.c.pos(s), f"v{s.slot}"
-        fits = w.need(f"POK{count}_{sides}", f"{count} <= rt.limits.max_dice_per_roll and {sides} <= rt.limits.max_faces")
-        w.line(f"if not {fits}: rt.check_dice({count}, {sides}, {pos}, False)")
+        # a limit is at least 1 (Limits checks it): one die, or a die of one face, is always within it
+        tests = [f"{count} <= rt.limits.max_dice_per_roll"] * (count > 1) + [f"{sides} <= rt.limits.max_faces"] * (sides > 1)
+        if tests:
+            fits = w.need(f"POK{count}_{sides}", " and ".join(tests))
+            w.line(f"if not {fits}: rt.check_dice({count}, {sides}, {pos}, False)")
         if count == 0:
             w.line(f"{target} = 0")
         elif self.roll == "r":

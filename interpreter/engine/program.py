@@ -34,11 +34,12 @@ from typing import Any, ClassVar
 from .. import ir
 from ..runtime import Run
 from ..values import OutcomeValue
+from .bounds import Positions
 from .calls import direct_inputs, write_inputs_check
 from .exact import write_exact
 from .facts import Facts, assigned_once, outcome_key_slots
 from .module import GeneratedModule
-from .play import write_play
+from .playfunction import write_play
 from .sample import write_sample
 from .writer import CodeWriter
 
@@ -232,6 +233,7 @@ class ProcedureCompiler:
         self.code = ProcedureCode(procedure, self.input_names, tuple(self.sites), self)
         self._key_slots: dict[int, str] | None = None
         self._play_lets: dict[int, ir.Assign] | None = None
+        self._positions: Positions | None = None
         self._callee_sites: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {}
 
     def build(self, mode: str) -> Callable[..., Any]:
@@ -246,6 +248,13 @@ class ProcedureCompiler:
         if self._play_lets is None:
             self._play_lets = assigned_once(self.procedure.body)
         return self._play_lets
+
+    @property
+    def positions(self) -> Positions:
+        """Plays: which ints are at least 1 (bounds.Positions: a list's position read without testing it is above 0)."""
+        if self._positions is None:
+            self._positions = Positions(self.procedure.body, self.play_lets)
+        return self._positions
 
     @property
     def key_slots(self) -> dict[int, str]:
