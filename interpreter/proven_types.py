@@ -38,6 +38,7 @@ from .values import (
     Type,
     base_kind,
     join,
+    joined_fields,
 )
 
 
@@ -93,16 +94,11 @@ def join_proven(a: Type, b: Type) -> Type | None:
 def record_union(a: RecordType, b: RecordType) -> RecordType | None:
     """One type for records of either of two record types with the same fields in the same order (each field
     joined): its name says both, ``union_of`` lists every name a value may carry.  None when the fields differ."""
-    if [n for n, _ in a.fields] != [n for n, _ in b.fields]:
+    fields = joined_fields(a, b, join_proven)
+    if fields is None:
         return None
-    fields = []
-    for (name, x), (_, y) in zip(a.fields, b.fields):
-        joined = join_proven(x, y)
-        if joined is None:
-            return None
-        fields.append((name, joined))
     names = tuple(dict.fromkeys(names_of(a) + names_of(b)))
-    return RecordType(" or ".join(names), tuple(fields), union_of=names)
+    return RecordType(" or ".join(names), fields, union_of=names)
 
 
 def conforms(value: Any, expected: Type) -> bool:

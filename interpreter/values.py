@@ -696,16 +696,26 @@ def join(a: Type, b: Type) -> Type | None:
 
 def _join_records(a: RecordType, b: RecordType) -> RecordType | None:
     """Two record types joined field by field: same name, same fields in the same order, each field joined."""
-    if a.name != b.name or [n for n, _ in a.fields] != [n for n, _ in b.fields]:
+    made = joined_fields(a, b, join) if a.name == b.name else None
+    if made is None:
+        return None
+    return a if made == a.fields else RecordType(a.name, made, a.defaults, a.descriptions, a.union_of)
+
+
+def joined_fields(
+    a: RecordType, b: RecordType, joiner: Callable[[Type, Type], Type | None]
+) -> tuple[tuple[str, Type], ...] | None:
+    """The fields of two record types with the same field names in the same order, each pair joined by ``joiner``;
+    None when the names differ or a pair does not join (join here; proven_types.record_union's own join)."""
+    if [n for n, _ in a.fields] != [n for n, _ in b.fields]:
         return None
     fields = []
     for (name, x), (_, y) in zip(a.fields, b.fields):
-        joined = join(x, y)
+        joined = joiner(x, y)
         if joined is None:
             return None
         fields.append((name, joined))
-    made = tuple(fields)
-    return a if made == a.fields else RecordType(a.name, made, a.defaults, a.descriptions, a.union_of)
+    return tuple(fields)
 
 
 def unknown_within(expected: Type, actual: Type) -> bool:
