@@ -41,10 +41,10 @@ from .arguments import (
 from .binding import BoundInputs, bind, reachable_choices
 from .compiled_ruleset import CompiledRuleset
 from .dice import ScriptedDice, SeededDice, fresh_seed
-from .errors import Source, UsageError
+from .errors import Pos, Source, UsageError
 from .limits import Budget, Limits, breach, keep_newest
 from .runtime import Run, fraction
-from .values import OutcomeValue
+from .values import OutcomeValue, measure
 
 if TYPE_CHECKING:  # pragma: no cover
     from .summaries import Estimate, Marginal, Mean
@@ -75,7 +75,23 @@ def _checked_call(
     compiled = procedure_of(ruleset, procedure)
     offered = reachable_choices(ruleset, procedure) if choices else None
     bound = bind(compiled, inputs or {}, choices, plan=ruleset.input_plan(procedure), offered=offered)
-    return compiled, _values_or_raise(bound), limits
+    values = _values_or_raise(bound)
+    _within_value_limits(values, limits)
+    return compiled, values, limits
+
+
+def _within_value_limits(values: Mapping[str, Any], limits: Limits) -> None:
+    """An input larger than the run's value limits is refused here, by name: otherwise each engine refused the
+    first value it made from it, in its own words and at its own place (a play's list, the evaluator's range)."""
+    for name, value in values.items():
+        if type(value) is not tuple:
+            continue
+        items, depth = measure(value, limits.max_value_items, limits.max_value_depth)
+        where = Pos(Source(API_INPUT, ""), 1, 1)
+        if items > limits.max_value_items:
+            raise breach(where, "max_value_items", f"input '{name}' holds more than {limits.max_value_items:,} items")
+        if depth > limits.max_value_depth:
+            raise breach(where, "max_value_depth", f"input '{name}' nests lists more than {limits.max_value_depth} deep")
 
 
 def _check_call_types(ruleset: Any, procedure: Any, inputs: Any, choices: Any) -> None:

@@ -113,6 +113,29 @@ def test_a_long_range_is_refused_by_its_size(one_procedure):
     assert "range 1 .. 1000000 would hold more than 100,000 items" in breach(lambda: odds(ruleset, "p"))[2]
 
 
+@pytest.mark.parametrize("call", ["resolve", "resolve_reference", "odds", "monte_carlo"])
+def test_an_input_larger_than_the_value_limits_is_refused_by_name(one_procedure, call):
+    # xs of 4 items against max_value_items = 2: refused before any engine makes a value of it, in the same words
+    # (each engine refused the first list it made from it instead, each in its own words and place)
+    ruleset = one_procedure(
+        "let ys = list(xs[i] + 1 for i in 1 .. count(xs))\noutcome v(total = sum(ys))",
+        inputs="{xs: {type: list, of: {type: int}}}",
+    )
+    small = Limits(max_value_items=2)
+    run = {
+        "resolve": lambda given: resolve(ruleset, "p", given, seed=1, limits=small),
+        "resolve_reference": lambda given: resolve(ruleset, "p", given, seed=1, limits=small, engine="reference"),
+        "odds": lambda given: odds(ruleset, "p", given, limits=small),
+        "monte_carlo": lambda given: monte_carlo(ruleset, "p", given, trials=2, limits=small),
+    }[call]
+    with pytest.raises(LimitExceeded) as refused:
+        run({"xs": [1, 2, 3, 4]})
+    assert str(refused.value).startswith("<inputs>:1:1: input 'xs' holds more than 2 items (max_value_items")
+    # two items are within the limit: ys = [2, 3], total 5
+    result = run({"xs": [1, 2]})
+    assert (result.outcome if call.startswith("resolve") else result.outcomes[0][0] if call == "odds" else result.counts[0][0]).get("total") == 5
+
+
 # ---- work and time --------------------------------------------------------------------------------------------------
 
 def test_work_is_one_budget_for_the_whole_call(one_procedure):
