@@ -61,7 +61,6 @@ SHORT_LIST = 16
 # (the memory a remembered list keeps alive is bounded by it).
 SIZES_KEPT = 4096
 SIZES_HELD = 200_000
-_PLAIN_ITEMS = frozenset((int, bool, str))  # what a list holds that adds no items of its own (Budget._item_measure)
 
 
 class LimitExceeded(WartableError):
@@ -442,15 +441,11 @@ class Budget:
             if was is None:
                 return self.check_value(made, pos)
             record, removed_kind, added_kind = self._kinds[0], type(removed), type(added)  # (kinds held apart: no narrowing)
-            # a plain item (hit_before's, a_guard's yes/no) adds nothing: no _item_measure call
-            if removed is None or removed_kind in _PLAIN_ITEMS:
+            if removed is None:
                 out: tuple[int, int] | None = (0, 0)
             else:
                 out = (removed._measure or removed._measured()) if removed_kind is record else self._item_measure(removed)
-            if added_kind in _PLAIN_ITEMS:
-                into: tuple[int, int] | None = (0, 0)
-            else:
-                into = (added._measure or added._measured()) if added_kind is record else self._item_measure(added)
+            into = (added._measure or added._measured()) if added_kind is record else self._item_measure(added)
             if out is None or into is None or into[1] < out[1]:
                 return self.check_value(made, pos)
             items, depth = was[0] - out[0] + into[0] + len(made) - len(before), max(was[1], into[1] + 1)
