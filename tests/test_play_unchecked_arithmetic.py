@@ -93,3 +93,22 @@ def test_a_proven_division_still_refuses_zero_alike(one_procedure):
     assert messages[0] == messages[1] and "division by zero" in messages[0]
     totals = [resolve(ruleset, "p", {"xs": [7, 8]}, engine=engine, trace=False).outcome.get("total") for engine in ("compiled", "reference")]
     assert totals == [0 + 1 + 2] * 2
+
+
+COUNTED_ITEMS = """
+let cols = xs
+let n = 0
+for round in 1 .. 2 do
+  set n = n + count(c for c in cols if count(c) * 2 > 3)
+end
+outcome v(n = n)
+"""
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_the_length_of_an_aggregates_own_item_is_no_bound_read_before_the_statement(one_procedure, engine):
+    # count(c) of the walk's own item changes while the statement runs (and is unbound before it: the proof read it
+    # there, an UnboundLocalError); its step is checked as it goes.  [1, 2]: 2 * 2 = 4 > 3; [3]: 2 > 3 no; twice: 2
+    ruleset = one_procedure(COUNTED_ITEMS, inputs="{xs: {type: list, of: {type: list, of: int}, default: [[1, 2], [3]]}}")
+    assert "len(v" not in "".join(line for line in procedure_source(ruleset, "p", "play").splitlines() if PROOF.search(line))
+    assert resolve(ruleset, "p", {"xs": [[1, 2], [3]]}, engine=engine, trace=False).outcome.get("n") == 2

@@ -94,7 +94,8 @@ class Magnitudes:
         if kind is ir.CallFunction:
             counted = _counted_variable(e)
             if counted is not None:
-                return f"len({self.source(counted)})"
+                # an aggregate's own variable changes while the statement runs (and is unbound before it)
+                return None if type(counted) is ir.Local and counted.slot in self.aggregate_slots else f"len({self.source(counted)})"
             if not _bounded_call(e):
                 return None
             parts = [self.magnitude(argument) for argument in e.args]

@@ -107,6 +107,9 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     body = _Lines()
     try:
         collection, walked, _ = x.walked_collection(e, walks, 0, True)
+        if walks is not None:  # the positions' count read once, for the range and the charge (it cannot change here)
+            hoisted = (length := w.temp("ln"), walked_length(walks))
+            collection, walked = f"range(1, {length} + 1)", f"2 * {length}"
         start, update = WALK_FINISH[e.function.name]
         update = STOPPING_UPDATE[e.function.name] if stops_early(e) else update
         keyed = e.function.keyed
@@ -116,6 +119,8 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
         x.fast_fields = False
         x.positions_of.pop(e.slot, None)
         x.aggregate_depth -= 1
+    if walks is not None:
+        w.line(f"{hoisted[0]} = {hoisted[1]}")
     with w.block("try:") if x.fast_reads else _nothing():
         if keyed:
             # the walk charged before it, as the aggregate's expression charges it (an inner walk checks the counter
@@ -240,6 +245,21 @@ def constant_lookup(x: Expressions, e: Any) -> Any:
     except Exception:  # noqa: BLE001 - any error is the run's to raise, at run time
         return None
     return value if literal(value) is not None else None
+
+
+def replaced_changed(x: Expressions, e: ir.CallFunction, walrus: bool, depth: int) -> str | None:
+    """Plays only: ``replace_at(items, position, record with {name = value})`` as one call of
+    runtime.replaced_changed (CHAT), which makes the changed record and the new list with their charges and errors
+    in the order of the two calls (volley's six ``replace_at(hit, j, targets[j] with {status = ...})``, about 90 a
+    play of fifteen_a_side); None for anything else."""
+    if x.keys is None or e.function.name != "replace_at" or len(e.args) != 3:
+        return None
+    changed = e.args[2]
+    if type(changed) is not ir.CallFunction or changed.function.name != "with_field" or len(changed.args) != 3:
+        return None
+    items, position = (x.expr(a, walrus, depth + 1) for a in e.args[:2])
+    record, name, value = (x.expr(a, walrus, depth + 2) for a in changed.args)
+    return f"CHAT(rt, {x.pos(e)}, {items}, {position}, {x.pos(changed)}, {record}, {name}, {value})"
 
 
 def walked_length(walks: tuple[str, ...]) -> str:
