@@ -118,8 +118,7 @@ def _position(name: str, pos, items, position) -> None:
         raise RuleViolation(pos.diagnostic(f"position {position} is outside the list (1 to {len(items)})"))
 
 
-def replace_at(rt, pos, items, position, item):
-    """replace_at(items, position, item); public for runtime.replaced_changed, which falls back on it."""
+def _replace_at(rt, pos, items, position, item):
     if not 1 <= position <= len(items):  # _position's test in place (exact eia 3 v 3 makes 103,000 of these)
         _position("replace_at", pos, items, position)
     return rt.budget.check_changed(items[: position - 1] + (item,) + items[position:], items, items[position - 1], item, pos)
@@ -315,7 +314,7 @@ FUNCTIONS: dict[str, Function] = {
         Function("ceil_div", "ceil_div(a, b)", (2, 2), False, _rule_two_numbers, _ceil_div),
         Function("ratio", "ratio(attack, defense)", (2, 2), False, _rule_two_numbers, _ratio),
         Function("append", "append(list, item)", (2, 2), False, _rule_new_value, _append),
-        Function("replace_at", "replace_at(list, position, item)", (3, 3), False, _rule_new_value, replace_at),
+        Function("replace_at", "replace_at(list, position, item)", (3, 3), False, _rule_new_value, _replace_at),
         Function("remove_at", "remove_at(list, position)", (2, 2), False, _rule_new_value, _remove_at),
         Function("repeat", "repeat(item, times)", (2, 2), False, _rule_new_value, _repeat),
         Function("with_field", 'with_field(record, "field", value)', (3, 3), False, _rule_new_value, _with_field),

@@ -474,11 +474,6 @@ class Budget:
             return None
         return (0, 0)
 
-    def remember_size(self, value: tuple, measure: tuple[int, int]) -> None:
-        """Keep ``measure`` as the (items, depth) of a short list not kept yet (runtime.replaced_changed: a list
-        measured from another's remembered measure, as check_changed keeps it)."""
-        self._remember_size(value, measure[0], measure[1])
-
     def _remember_size(self, value: tuple, items: int, depth: int) -> None:
         """Keep a short list's measure for check_value (see SIZES_KEPT): all forgotten when too many are kept."""
         sizes = self._sizes

@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import chains, pools
 from .errors import RulesetError, RuleViolation
-from .functions import FUNCTIONS, replace_at
+from .functions import FUNCTIONS
 from .inputs import CoercionError, coerce
 from .limits import (
     BIG_VALUE_ITEMS,
     CALL_WORK,
-    SHORT_LIST,
     STATEMENT_WORK,
     Budget,
     LimitExceeded,
@@ -744,34 +743,6 @@ def changed_record(rt: Run, pos: Pos, record: Any, name: str, value: Any) -> Any
     if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
         budget.checkpoint(pos)
     return made
-
-
-def replaced_changed(rt: Run, pos: Pos, items: tuple, position: int, record_pos: Pos, record: Any, name: str, value: Any) -> tuple:
-    """``replace_at(items, position, record with {name = value})`` in a play, in one call: the changed record as
-    :func:`changed_record` makes and charges it, then replace_at's position test and its charge.  When the item
-    replaced and its replacement measure the same (a plain field of a record replaced by a plain value: ``set hit =
-    replace_at(hit, j, targets[j] with {status = "sunk"})``, volley's six sites), the new list measures what
-    ``items`` measured (Budget.check_changed's sum, with nothing taken away or added), so its measure is
-    ``items``' remembered one, charged and remembered for the new list without a look-up of the new list itself;
-    anything else goes through replace_at itself (the same errors, the same charges)."""
-    made = changed_record(rt, record_pos, record, name, value)
-    if not 1 <= position <= len(items) <= SHORT_LIST or type(removed := items[position - 1]) is not Record or type(made) is not Record:
-        return replace_at(rt, pos, items, position, made)  # its error, or a list measured as replace_at measures it
-    budget = rt.budget
-    sizes = budget.sizes_known
-    was = sizes.get(items)
-    if was is None or (removed._measure or removed._measured()) != (made._measure or made._measured()):
-        return replace_at(rt, pos, items, position, made)
-    changed = items[: position - 1] + (made,) + items[position:]
-    if changed not in sizes:
-        budget.remember_size(changed, was)
-    count = was[0]  # within this run's limits when measured (check_changed's charge_measured, in place)
-    if count >= BIG_VALUE_ITEMS and count > budget.big_state:
-        budget.big_state = count
-    work = budget.work = budget.work + count
-    if work >= budget.next_clock_check or work - budget.play_start > budget.work_cap:
-        budget.checkpoint(pos)
-    return changed
 
 
 def make_range(rt: Run, low: int, high: int, pos: Pos) -> tuple:

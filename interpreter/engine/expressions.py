@@ -312,15 +312,14 @@ class Expressions(NodeVisitor):
     # ---- functions, aggregates, tables, modifiers
 
     def visit_CallFunction(self, e: ir.CallFunction, walrus: bool, depth: int) -> str:
-        fused = playwork.replaced_changed(self, e, walrus, depth)  # plays: replace_at(xs, j, r with {f = v}), one call
-        if fused is not None:
-            return fused
         args = [self.expr(a, walrus, depth + 1) for a in e.args]
         template = e.function.inline(len(args))
         if template is not None:
             return "(" + template.format(*args) + ")"
-        # with_field: the changed record remembered for the run (runtime.changed_record), in plays and exact odds
-        run = "CHREC" if e.function.name == "with_field" else self.module.ref(e.function.run, "fn")
+        if e.function.name == "with_field":
+            run = "CHREC"  # the changed record remembered for the run (runtime.changed_record), in plays and exact odds
+        else:
+            run = self.module.ref(e.function.run, "fn")
         return f"{run}(rt, {self.pos(e)}{''.join(', ' + a for a in args)})"
 
     def visit_Aggregate(self, e: ir.Aggregate, walrus: bool, depth: int) -> str:

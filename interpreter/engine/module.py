@@ -40,7 +40,6 @@ from ..runtime import (
     overflow,
     past_limit,
     range_size,
-    replaced_changed,
     too_deep,
     violated,
 )
@@ -54,7 +53,7 @@ ALLOWED_BUILTINS = ("len", "int", "bool", "str", "dict", "min", "max", "abs", "a
 # The names every generated module starts with: runtime helpers (shared with the evaluator) and a few types.
 _PRELUDE: tuple[tuple[str, Any], ...] = (
     ("Acc", Acc), ("lcm", math.lcm), ("UNSET", UNSET), ("OVF", overflow), ("DIV", divide), ("FLD", field),
-    ("IDX", index), ("CNT", counted), ("RNG", make_range), ("CRNG", counted_range), ("CHREC", changed_record), ("CHAT", replaced_changed), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
+    ("IDX", index), ("CNT", counted), ("RNG", make_range), ("CRNG", counted_range), ("CHREC", changed_record), ("RSIZE", range_size), ("VIOL", violated), ("NOTLIST", not_a_list),
     ("NEGLIM", negative_limit), ("PASTLIM", past_limit), ("TOODEEP", too_deep), ("tuple_", tuple), ("ONE", (1,)),
     ("KFLD", key_field), ("NOKFLD", no_key_field), ("FMISS", (AttributeError, KeyError, IndexError)),
     ("REC", Record), ("OUT", OutcomeValue), ("MISS", Record.MISSING), ("COERCED", coerced_input), ("ROUND", make_round), ("STAYS_NOT", Round), ("CANON", canonical),

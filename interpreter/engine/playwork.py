@@ -247,21 +247,6 @@ def constant_lookup(x: Expressions, e: Any) -> Any:
     return value if literal(value) is not None else None
 
 
-def replaced_changed(x: Expressions, e: ir.CallFunction, walrus: bool, depth: int) -> str | None:
-    """Plays only: ``replace_at(items, position, record with {name = value})`` as one call of
-    runtime.replaced_changed (CHAT), which makes the changed record and the new list with their charges and errors
-    in the order of the two calls (volley's six ``replace_at(hit, j, targets[j] with {status = ...})``, about 90 a
-    play of fifteen_a_side); None for anything else."""
-    if x.keys is None or e.function.name != "replace_at" or len(e.args) != 3:
-        return None
-    changed = e.args[2]
-    if type(changed) is not ir.CallFunction or changed.function.name != "with_field" or len(changed.args) != 3:
-        return None
-    items, position = (x.expr(a, walrus, depth + 1) for a in e.args[:2])
-    record, name, value = (x.expr(a, walrus, depth + 2) for a in changed.args)
-    return f"CHAT(rt, {x.pos(e)}, {items}, {position}, {x.pos(changed)}, {record}, {name}, {value})"
-
-
 def walked_length(walks: tuple[str, ...]) -> str:
     """How many positions ``walks`` (Expressions.positions_walked) gives: its list's length, the least of its lists'."""
     lengths = [f"len({source})" for source in walks]
