@@ -70,32 +70,29 @@ def test_counts_equal_the_evaluators_when_stopping_early(one_procedure):
 
 # ---- the boundary: a later item that may fail is still evaluated, and raises as the evaluator raises ----------------
 
-@pytest.mark.parametrize("engine", ["compiled", "reference"])
-def test_a_division_after_a_true_item_still_raises(one_procedure, engine):
-    # the first ship's kind is big (true), the second's 0 hits divide by zero: every item evaluated, in both engines
-    body = "let hit = any(s.kind == \"big\" or 6 // s.hits > 1 for s in ships)\noutcome v(hit = hit)"
-    ruleset = one_procedure(body, inputs=INPUTS, extra=TYPES)
-    assert "; break" not in procedure_source(ruleset, "p", "play")
-    with pytest.raises(RuleViolation, match="divi"):
-        resolve(ruleset, "p", {"ships": [{"kind": "big"}, {"kind": "small"}], "columns": []}, seed=1, trace=False, engine=engine)
-
-
-@pytest.mark.parametrize("engine", ["compiled", "reference"])
-def test_an_index_after_a_true_item_still_raises(one_procedure, engine):
-    body = "let hit = any(columns[j][1].hits == 0 for j in 1 .. count(ships))\noutcome v(hit = hit)"
-    ruleset = one_procedure(body, inputs=INPUTS, extra=TYPES)
-    assert "; break" not in procedure_source(ruleset, "p", "play")
+LATER_ITEMS_THAT_FAIL = {
+    # the first ship's kind is big (true), the second's 0 hits divide by zero
+    "a division": (
+        "let hit = any(s.kind == \"big\" or 6 // s.hits > 1 for s in ships)",
+        {"ships": [{"kind": "big"}, {"kind": "small"}], "columns": []}, "divi"),
     # two ships: j = 1 finds column 1's first ship with 0 hits (true); j = 2 meets an empty column
-    with pytest.raises(RuleViolation, match="index|position|empty"):
-        resolve(ruleset, "p", {"ships": SHIPS[:2], "columns": [[{"kind": "big"}], []]}, seed=1, trace=False, engine=engine)
-
-
-@pytest.mark.parametrize("engine", ["compiled", "reference"])
-def test_a_field_of_a_value_typed_any_after_a_true_item_still_raises(one_procedure, engine):
+    "an index": (
+        "let hit = any(columns[j][1].hits == 0 for j in 1 .. count(ships))",
+        {"ships": SHIPS[:2], "columns": [[{"kind": "big"}], []]}, "index|position|empty"),
     # `append([], ...)` is typed a list of any (see test_proven_types): its items' fields are not proven, and the
     # text "x" after the true first item has no field kind
-    body = "let found = append(append([], ships[1]), \"x\")\nlet hit = any(s.kind == \"big\" for s in found)\noutcome v(hit = hit)"
-    ruleset = one_procedure(body, inputs=INPUTS, extra=TYPES)
+    "a field of a value typed any": (
+        "let found = append(append([], ships[1]), \"x\")\nlet hit = any(s.kind == \"big\" for s in found)",
+        {"ships": SHIPS, "columns": []}, "field|record"),
+}
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+@pytest.mark.parametrize("later", sorted(LATER_ITEMS_THAT_FAIL))
+def test_a_later_item_that_fails_after_a_true_item_still_raises(one_procedure, engine, later):
+    # every item evaluated (no early stop written), in both engines
+    statements, given, message = LATER_ITEMS_THAT_FAIL[later]
+    ruleset = one_procedure(statements + "\noutcome v(hit = hit)", inputs=INPUTS, extra=TYPES)
     assert "; break" not in procedure_source(ruleset, "p", "play")
-    with pytest.raises((RuleViolation, RulesetError), match="field|record"):
-        resolve(ruleset, "p", {"ships": SHIPS, "columns": []}, seed=1, trace=False, engine=engine)
+    with pytest.raises((RuleViolation, RulesetError), match=message):
+        resolve(ruleset, "p", given, seed=1, trace=False, engine=engine)
