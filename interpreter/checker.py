@@ -26,7 +26,7 @@ from .checker_scope import Variable as _Variable
 from .checker_sides import passed_arguments, passed_hint, report_missing
 from .errors import DiagnosticList
 from .functions import AGGREGATES, FUNCTIONS, CallSite
-from .inputs import coercion_keeps, coercion_refuses
+from .inputs import coercion_keeps
 from .proven_types import (
     guard_needed,
     holds_records,
@@ -855,7 +855,7 @@ class Checker:
                 names = [s.name for s in callee.inputs] + [c.name for c in callee.choices]
                 self.error(arg.pos, f"procedure '{expr.procedure}' has no input '{arg.name}' (inputs: {', '.join(names) or 'none'})")
                 continue
-            if not compatible(expected, value_type) or coercion_refuses(expected, value_type):
+            if not compatible(expected, value_type) or records_differ(expected, value_type):  # coerce takes its own type only
                 self.error(arg.value.pos, f"input '{arg.name}' of '{expr.procedure}' is {expected.describe()}, not {value_type.describe()}"
                                           f"{passed_hint(expr, arg)}")
             elif isinstance(expected, StrType) and isinstance(arg.value, syntax.StrLit):

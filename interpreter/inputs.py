@@ -122,18 +122,6 @@ _COERCERS: dict[type, Callable[[Any, Any, str], Any]] = {
 }
 
 
-def coercion_refuses(expected: Type, actual: Type) -> bool:
-    """Is ``actual`` a record type (or a list of them) other than the record type ``expected`` names?
-
-    ``coerce`` takes a record of ``expected``'s own type only, so a ``crew`` passed where a ``ship`` is
-    wanted stops the run at the call, however alike their fields; the checker's ``compatible`` lets records
-    mix (the cells of two tables with the same fields, in the branches of an ``if``), so a call says so.
-    """
-    if isinstance(expected, ListType) and isinstance(actual, ListType):
-        return coercion_refuses(expected.element, actual.element)
-    return isinstance(expected, RecordType) and isinstance(actual, RecordType) and actual.name != expected.name
-
-
 def coercion_keeps(expected: Type, actual: Type) -> bool:
     """Does ``coerce(v, expected)`` return ``v`` unchanged for every value ``v`` the checker types as ``actual``?
 
