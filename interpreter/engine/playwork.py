@@ -108,7 +108,7 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     try:
         collection, walked, _ = x.walked_collection(e, walks, 0, True)
         if walks is not None:  # the positions' count read once, for the range and the charge (it cannot change here)
-            hoisted = (length := w.temp("ln"), walked_length(walks))
+            length = w.temp("ln")
             collection, walked = f"range(1, {length} + 1)", f"2 * {length}"
         start, update = WALK_FINISH[e.function.name]
         update = STOPPING_UPDATE[e.function.name] if stops_early(e) else update
@@ -120,7 +120,7 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
         x.positions_of.pop(e.slot, None)
         x.aggregate_depth -= 1
     if walks is not None:
-        w.line(f"{hoisted[0]} = {hoisted[1]}")
+        w.line(f"{length} = {walked_length(walks)}")
     with w.block("try:") if x.fast_reads else _nothing():
         if keyed:
             # the walk charged before it, as the aggregate's expression charges it (an inner walk checks the counter
