@@ -168,8 +168,9 @@ def test_a_die_past_max_faces_inside_an_inlined_callee_is_refused_alike(inlined)
 
 
 def test_a_call_too_deep_into_an_inlined_callee_is_refused_alike(make_ruleset):
-    # p (depth 0) calls middle (depth 1, not inlined: it makes a list), which calls shoot inline (depth 2 > 1)
-    middle = 'let made = list(k for k in 1 .. 2)\nlet s = resolve shoot(kind = kind, bonus = count(made))\noutcome seen(out = s.outcome)\n'
+    # p (depth 0) calls middle (depth 1, not inlined: an outcome inside its loop), which calls shoot inline (depth 2 > 1)
+    middle = ('let made = list(k for k in 1 .. 2)\nfor j in made do\n  let s = resolve shoot(kind = kind, bonus = j)\n'
+              '  outcome seen(out = s.outcome)\nend\noutcome seen(out = "none")\n')
     top = 'let m = resolve middle(kind = which)\noutcome done(out = m.out)\n'
     ruleset = make_ruleset({"p": procedure(top, inputs='{which: {type: str, default: "a"}}'),
                             "middle": procedure(middle, inputs='{kind: {type: str}}'),
@@ -182,15 +183,45 @@ def test_a_call_too_deep_into_an_inlined_callee_is_refused_alike(make_ruleset):
 
 
 @pytest.mark.parametrize(("name", "body"), [
-    ("a list", "let xs = list(k for k in 1 .. 2)\noutcome hit(by = count(xs))\n"),
-    ("an outcome before the end", "if kind == \"a\" then\n  outcome miss\nend\noutcome hit(by = 1)\n"),
-    ("a call", "let s = resolve other()\noutcome hit(by = s.x)\n"),
+    ("an outcome inside a loop", "for j in 1 .. 2 do\n  if kind == \"a\" then\n    outcome miss\n  end\nend\noutcome hit(by = 1)\n"),
+    ("statements after an if whose every path ends", ("if kind == \"a\" then\n  outcome miss\nelse\n  outcome hit(by = 2)\nend\n"
+                                                      "outcome hit(by = 1)\n")),
+    ("an outcome before a branch that goes on", "if kind == \"a\" then\n  outcome miss\nelse\n  let x = 1\nend\noutcome hit(by = 1)\n"),
+    ("too many nodes", "let x = " + " + ".join(["bonus"] * 100) + "\noutcome hit(by = x)\n"),
 ])
 def test_a_callee_not_eligible_keeps_the_call(make_ruleset, name, body):
-    ruleset = make_ruleset({"p": procedure(CALLER, inputs=CALLER_INPUTS), "shoot": procedure(body, inputs=SHOOT_INPUTS),
-                            "other": procedure("outcome v(x = 1d6)")})
+    ruleset = make_ruleset({"p": procedure(CALLER, inputs=CALLER_INPUTS), "shoot": procedure(body, inputs=SHOOT_INPUTS)})
     play = procedure_source(ruleset, "p", "play")
     assert "PLAYSP['shoot'](rt, R, depth + 1, " in play and "written in place" not in play, name
     counts = [monte_carlo(ruleset, "p", trials=60, seed=2, engine=engine).counts for engine in ("compiled", "reference")]
     assert counts[0] == counts[1]
 
+
+@pytest.mark.parametrize(("name", "body"), [
+    ("a list and an aggregate", "let xs = list(k for k in 1 .. 3 if k != bonus)\noutcome hit(by = count(xs) + sum(x for x in xs))\n"),
+    ("an outcome in a guard", ("let d = 1d6\nif kind == \"a\" and d > 4 then\n  outcome miss\nelif d == 1 then\n  outcome hit(by = 9)\nend\n"
+                              "outcome hit(by = d + bonus)\n")),
+    ("a call of its own", "let s = resolve other(x = bonus)\nif s.x > 3 then\n  outcome hit(by = s.x)\nend\noutcome miss\n"),
+])
+def test_a_callee_with_lists_guards_or_calls_is_written_in_place_and_plays_alike(make_ruleset, monkeypatch, name, body):
+    procedures = {"shoot": procedure(body, inputs=SHOOT_INPUTS), "other": procedure("outcome v(x = 1d6 + x)", inputs="{x: {type: int}}")}
+    inlined = make_ruleset({"p": procedure(CALLER, inputs=CALLER_INPUTS), **procedures})
+    play = procedure_source(inlined, "p", "play")
+    assert "written in place" in play and "PLAYSP['shoot']" not in play, name
+    if name == "a call of its own":  # called one level below shoot: (depth + 1) + 1
+        assert "PLAYSP['other'](rt, R, (depth + 1) + 1, " in play
+    if name == "a list and an aggregate":  # shoot's own count of the values it makes, spent where its outcome is set
+        assert re.search(r"\bil\d+u = 0\n", play) and re.search(r"if il\d+u: BUD.charge_items\(il\d+u, p\d+\)", play)
+    monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
+    called = make_ruleset({"p": procedure(CALLER, inputs=CALLER_INPUTS, title="the called form"), **procedures})
+    assert "written in place" not in procedure_source(called, "p", "play")
+    counts = [monte_carlo(ruleset, "p", trials=200, seed=4, engine=engine).counts
+              for ruleset, engine in ((inlined, "compiled"), (called, "compiled"), (inlined, "reference"))]
+    assert counts[0] == counts[1] == counts[2]
+
+    def spent(ruleset):
+        budget = Budget(Limits(max_work=None, timeout=None))
+        resolve(ruleset, "p", seed=5, trace=False, budget=budget)
+        return budget.work, budget.charges
+
+    assert spent(inlined) == spent(called)

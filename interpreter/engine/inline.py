@@ -7,32 +7,36 @@ An *eligible* callee (:func:`inlinable`) is written where it is called, through
 its own :class:`~.program.ProcedureCompiler` (its slots, outcome numbers, facts,
 positions) but into the caller's module, so that what it passes by reference gets
 fresh names there; its locals are renamed into the caller's function afterwards
-(:func:`renamed`, over Python's tokens: strings and comments are left alone).
+(:func:`renamed`: strings, attributes and comments are left alone).
 
-Eligible: no choices, at most MAX_INLINE_NODES statements and expressions, no
-``resolve``, list or aggregate (so nothing adds to the local work counter ``u``:
-what it charges goes to the budget at the same places with the same positions),
-and every outcome in tail position (the last statement, or the last of every
-branch of a final ``if`` with an ``else``), so that an outcome becomes an
-assignment and control falls out of the callee's code.  What is kept, in order,
-as the call did it: the call's charge (``Budget.work``, ``charges`` and the
-checkpoint, written by the caller as for a call), the arguments' coercions, the
-callee's depth test (``depth + 1 > max_call_depth``, at the callee's body), a work
-counter of the callee's own (``w``, started at 0 and never spent at the end, as a
-play function's is not), and the callee's statements with their positions.  A
-statement the callee's writer would outline (nested too deeply where it lands),
-or a name the inlined code should not hold, keeps the call.
+Eligible (:func:`inlinable`): no choices, at most MAX_INLINE_NODES statements and
+expressions, and every outcome the last thing its path runs (:func:`ends_in_tail`):
+the last statement, the end of every branch of a final ``if`` with an ``else``, or
+of every branch of a guard ``if`` without one, whose following statements are then
+written as its ``else``; an outcome becomes an assignment to the caller's slot and
+control falls out of the callee's code.  Not eligible, so called as before: an
+outcome inside a loop, statements after an ``if`` with an ``else`` holding one, a
+statement the callee's writer would outline where it lands.  One level only: the
+calls an inlined callee makes stay calls.
+
+What is kept, in order, as the call did it: the call's charge (``Budget.work``,
+``charges`` and the checkpoint, written by the caller as for a call: the clock's
+reads by calls are unchanged), the arguments' coercions, the callee's depth test
+(``depth + 1 > max_call_depth``, at the callee's body), the callee's own counters
+(``w`` for its statements, never spent at the end, as a play function's is not;
+LOCAL_WORK for the values it makes, spent where its outcome is set, as its play
+spends it before it returns) and the callee's statements with their positions: a
+breach, an overflow or a die past ``max_faces`` is reported where the call reported
+it.  A call the callee makes is one level deeper (``depth`` is ``(depth + 1)``).
 """
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from typing import Any
 
 from .. import ir
-from .play import LOCALLY_CHARGED, PlayWriter
+from .play import LOCAL_WORK, LOCALLY_CHARGED, PlayWriter
 from .writer import INDENT, CodeWriter
 
 MAX_INLINE_NODES = 160  # statements and expression nodes of a callee written into its caller (eia's shot: about 90)
@@ -41,7 +45,9 @@ MAX_INLINE_NODES = 160  # statements and expression nodes of a callee written in
 RESULT = "RESULT_"
 
 # locals of a play function that an inlined callee must not read: the caller's counters and entry parameters
-_FOREIGN = frozenset({"u", "r", "I", "depth", "PLAYSP", "return", "yield", "C", "k", "trials"})
+_FOREIGN = frozenset({"r", "I", "return", "yield", "C", "k", "trials"})
+# the callee's own counters: the statements' work (``w``) and the values' (LOCAL_WORK)
+_COUNTERS = ("w", LOCAL_WORK)
 _SLOT_OR_INPUT = re.compile(r"[vi]\d").match
 
 
@@ -53,31 +59,67 @@ def inlinable(callee: ir.CheckedProcedure) -> bool:
     """Whether ``callee`` may be written into a play that calls it (see the module docstring)."""
     if callee.choices:
         return False
-    for nodes, node in enumerate(ir.walk(*callee.body.statements), 1):
-        if nodes > MAX_INLINE_NODES or type(node) in LOCALLY_CHARGED:
+    for nodes, _ in enumerate(ir.walk(*callee.body.statements), 1):
+        if nodes > MAX_INLINE_NODES:
             return False
     return ends_in_tail(callee.body.statements)
 
 
-def ends_in_tail(statements: tuple[Any, ...]) -> bool:
-    """Whether every path through ``statements`` ends in an outcome that is the last thing it runs."""
-    if not statements:
-        return False
-    *before, last = statements
-    if any(type(node) is ir.Outcome for node in ir.walk(*before)):
-        return False
-    if type(last) is ir.Outcome:
-        return True
-    if type(last) is not ir.If or last.otherwise is None:
-        return False
-    return all(ends_in_tail(body.statements) for _, body in last.branches) and ends_in_tail(last.otherwise.statements)
+def holds_outcome(statement: Any) -> bool:
+    return any(type(node) is ir.Outcome for node in ir.walk(statement))
+
+
+def ends_in_tail(statements: tuple[Any, ...] | list[Any]) -> bool:
+    """Whether every path through ``statements`` ends in an outcome that is the last thing it runs: the first
+    statement holding an outcome is the last statement and an outcome, or an ``if`` whose every branch ends so,
+    with an ``else`` that ends so (the last statement), or without one (a guard: the statements after it, then,
+    end so, and are written as its ``else``)."""
+    for index, statement in enumerate(statements):
+        if not holds_outcome(statement):
+            continue
+        rest = statements[index + 1:]
+        if type(statement) is ir.Outcome:
+            return not rest
+        if type(statement) is not ir.If or not all(ends_in_tail(body.statements) for _, body in statement.branches):
+            return False
+        if statement.otherwise is None:
+            return ends_in_tail(rest)
+        return not rest and ends_in_tail(statement.otherwise.statements)
+    return False
 
 
 class InlinedWriter(PlayWriter):
     """The callee's statements as its play writes them, with an outcome assigned to RESULT, nothing outlined."""
 
+    def block(self, statements: tuple[Any, ...] | list[Any], loops: int) -> bool:
+        for index, statement in enumerate(statements):
+            if type(statement) is ir.If and statement.otherwise is None and holds_outcome(statement):
+                return self._guard(statement, statements[index + 1:], loops)  # (ends_in_tail: the rest ends)
+            if self.statement(statement, loops):
+                return True
+        return False
+
+    def _guard(self, s: ir.If, rest: tuple[Any, ...] | list[Any], loops: int) -> bool:
+        """``if c then ... outcome ... end`` followed by ``rest``: ``rest`` written as the ``if``'s ``else``."""
+        if self._too_deep(s, loops, loop=False):
+            raise NotInlined(f"{self.c.procedure.name}: a statement nested too deeply at the call")
+        w, e = self.w, self.expressions
+        w.comment(s.pos)
+        e.local_charges = 0
+        for number, (condition, body) in enumerate(s.branches):
+            with w.block(f"{'if ' + self.condition(condition) if number == 0 else 'elif ' + e(condition)}:"):
+                self.block(body.statements, loops)
+        with w.block("else:"):
+            return self.block(rest, loops)
+
     def visit_Outcome(self, s: ir.Outcome, loops: int) -> bool:
-        self.w.line(f"{RESULT} = {self.c.outcome_key(s, self.expressions)}")
+        key = self.c.outcome_key(s, self.expressions)
+        if self.expressions.local_charges:  # the key's values charged before what is left is spent (as PlayWriter)
+            held = self.w.temp("ok")
+            self.w.line(f"{held} = {key}")
+            key = held
+        self._local_work_spent(s)
+        self.w.line(f"{RESULT} = {key}")
         return True
 
     def _outlined(self, s: Any, loops: int) -> bool:
@@ -85,25 +127,26 @@ class InlinedWriter(PlayWriter):
 
 
 def renamed(line: str, rename: dict[str, str], tag: str) -> str:
-    """``line`` with its slot and input locals (``v3``, ``i0``) and work counter (``w``) renamed by ``rename``
-    or prefixed by ``tag``; NotInlined when it reads a local of the caller's (see _FOREIGN)."""
-    text = line.lstrip(" ")
-    if text.startswith("#"):
+    """``line`` with its slot and input locals (``v3``, ``i0``) and its counters (``w``, LOCAL_WORK) renamed by
+    ``rename`` or prefixed by ``tag``; NotInlined when it reads a local of the caller's (see _FOREIGN).  A comment
+    line is left as it is; in code, a string (the engine's own ``repr()``, quoted either way) is skipped whole, and
+    so is an attribute's name (after a dot)."""
+    if line.lstrip(" ").startswith("#"):
         return line
-    parts, at = [line[: len(line) - len(text)]], 0
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if token.type != tokenize.NAME:
-            continue
-        name = token.string
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name is None:  # a string
+            return match.group(0)
         if name in _FOREIGN:
             raise NotInlined(f"the inlined code reads {name}")
-        new = rename.get(name) or (tag + name if name == "w" or _SLOT_OR_INPUT(name) else None)
-        if new is not None:
-            start, end = token.start[1], token.end[1]
-            parts += [text[at:start], new]
-            at = end
-    parts.append(text[at:])
-    return "".join(parts)
+        return rename.get(name) or (tag + name if name in _COUNTERS or _SLOT_OR_INPUT(name) else name)
+
+    return _STRING_OR_NAME(one, line)
+
+
+# a string written by repr() (either quote, backslash escapes), or a name that is not an attribute's
+_STRING_OR_NAME = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![.\w])([A-Za-z_]\w*)""").sub
 
 
 def inline_call(writer: PlayWriter, s: ir.CallProcedure, values: list[str], loops: int) -> bool:
@@ -117,9 +160,10 @@ def inline_call(writer: PlayWriter, s: ir.CallProcedure, values: list[str], loop
     body = CodeWriter(c.module, "_", "")
     body.indent = w.indent
     g = InlinedWriter(inner, body, roll=writer.roll, mode="play")
-    g.spends_local_work = False
+    g.spends_local_work = any(type(node) in LOCALLY_CHARGED for node in ir.walk(*callee.body.statements))
     tag = c.module.name("il")
-    rename = {RESULT: f"v{s.slot}"}
+    # a call the callee makes is one level deeper than the callee (its play function's depth + 1)
+    rename = {RESULT: f"v{s.slot}", "depth": "(depth + 1)"}
     inputs = []
     for number, value in enumerate(values):
         if value.isidentifier():
@@ -139,8 +183,9 @@ def inline_call(writer: PlayWriter, s: ir.CallProcedure, values: list[str], loop
     for line in inputs:
         w.line(line)
     w.line(f"if not {w.need('DEEPOK', 'depth < rt.limits.max_call_depth')}: TOODEEP(rt, {inner.pos(callee.body)})")
-    if any(re.search(rf"\b{tag}w\b", line) for line in lines):
-        w.line(f"{tag}w = 0")
+    for counter in _COUNTERS:  # the callee's own, started where its play function started them
+        if any(re.search(rf"\b{tag}{counter}\b", line) for line in lines):
+            w.line(f"{tag}{counter} = 0")
     w.lines.append(INDENT * w.indent + f"# resolve {s.procedure!r} written in place")
     w.lines.extend(lines)
     return True
