@@ -130,8 +130,9 @@ def forms(make_ruleset, monkeypatch, shoot: str):
 
 
 def test_a_work_breach_at_a_big_roll_inside_an_inlined_callee_is_reported_alike(make_ruleset, monkeypatch):
-    # each call: the caller's round and CALL_WORK (16), then 300 dice at a unit each, past the work chunk (1,000 // 4)
-    # and reported at once; the third call passes max_work (3 x 316 and the caller's statements > 1,000) at the roll
+    # compiled: each call charges CALL_WORK (16), then 300 dice at a unit each, past the work chunk (1,000 // 4) and
+    # reported at once: 316 a call (the caller's loop is charged after it), past 1,000 in the fourth call (4 x 316),
+    # at the roll.  The evaluator charges each statement too (372 a call): past 1,000 in the third, at the same roll
     inlined, called = forms(make_ruleset, monkeypatch, "let total = 300d6 + bonus\noutcome hit(by = total)\n")
     refused = [refusal(inlined, "compiled", limits=Limits(max_work=1000)), refusal(called, "compiled", limits=Limits(max_work=1000)),
                refusal(inlined, "reference", limits=Limits(max_work=1000))]
