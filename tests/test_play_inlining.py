@@ -226,3 +226,23 @@ def test_a_callee_with_lists_guards_or_calls_is_written_in_place_and_plays_alike
         return budget.work, budget.charges
 
     assert spent(inlined) == spent(called)
+
+
+def test_strings_that_look_like_the_renamed_locals_are_left_alone(make_ruleset, monkeypatch):
+    # the callee's texts (an enumeration's values, a require's message with both quotes and a backslash) name the
+    # locals renamed in place (v1, i0, w, u, depth): only code is renamed, so both forms and the evaluator agree
+    body = ('let d = 1d6\nrequire d < 7 or kind == "w", "v1 \'i0\' \\"w\\" u \\\\ depth"\n'
+            'if kind == "v1" and d > 3 then\n  outcome hit(by = d)\nend\noutcome miss\n')
+    inputs = '{kind: {type: str, values: [v1, w, depth]}, bonus: {type: int, default: 0}}'
+    kinds = '{n: {type: int, default: 3}, kinds: {type: list, of: str, default: [v1, w, depth]}}'
+    procedures = {"shoot": procedure(body, inputs=inputs)}
+    inlined = make_ruleset({"p": procedure(CALLER, inputs=kinds), **procedures})
+    play = procedure_source(inlined, "p", "play")
+    assert "written in place" in play and "'v1 \\'i0\\' \"w\" u \\\\ depth'" in play and "il" not in play.split("VIOL(")[1].split(")")[0]
+    monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
+    called = make_ruleset({"p": procedure(CALLER, inputs=kinds, title="the called form"), **procedures})
+    counts = [monte_carlo(ruleset, "p", trials=200, seed=6, engine=engine).counts
+              for ruleset, engine in ((inlined, "compiled"), (called, "compiled"), (inlined, "reference"))]
+    assert counts[0] == counts[1] == counts[2]
+    # a hit only for "v1" (one of three shots) on 4, 5 or 6: some plays hit, none more than once
+    assert all(outcome.get("hits") <= 1 for outcome, _ in counts[0]) and any(outcome.get("hits") for outcome, _ in counts[0])
