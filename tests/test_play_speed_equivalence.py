@@ -17,7 +17,7 @@ from conftest import procedure
 
 from interpreter import load_ruleset
 from interpreter.api import monte_carlo
-from interpreter.engine import procedure_source
+from interpreter.engine import inline, procedure_source
 from interpreter.errors import RuleViolation
 from interpreter.limits import Budget, LimitExceeded, Limits
 from interpreter.values import OutcomeValue, Record, _measure_nested, measure
@@ -129,8 +129,25 @@ SHOT = procedure(
 )
 
 
+@pytest.fixture(params=["in place", "called"])
+def form(request, monkeypatch):
+    """Whether ``shot`` is written into its caller (engine.inline, the default) or called (inlining off)."""
+    if request.param == "called":
+        monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
+    return request.param
+
+
 def key_ruleset(make_ruleset, caller: str):
     return make_ruleset({"p": procedure(caller), "shot": SHOT})
+
+
+def keyed_calls(source: str, form: str) -> int:
+    """How many calls of ``shot`` give the caller its key: from its play function, or its code written in place."""
+    if form == "called":
+        assert "written in place" not in source
+        return source.count("PLAYSP['shot'](rt, R, depth + 1")
+    assert "PLAYSP" not in source
+    return source.count("# resolve 'shot' written in place")
 
 
 def both_engines(ruleset, trials: int = 300, seed: int = 5):
@@ -139,7 +156,7 @@ def both_engines(ruleset, trials: int = 300, seed: int = 5):
     return compiled
 
 
-def test_a_caller_reading_only_fields_gets_keys_and_the_same_counts(make_ruleset):
+def test_a_caller_reading_only_fields_gets_keys_and_the_same_counts(make_ruleset, form):
     # `loud` sits first in `near` and second in `hit`: read through the per-outcome places; `outcome`, by number
     caller = """
     let total = 0
@@ -156,14 +173,14 @@ def test_a_caller_reading_only_fields_gets_keys_and_the_same_counts(make_ruleset
     outcome done(total = total, louds = louds)
     """
     ruleset = key_ruleset(make_ruleset, caller)
-    assert "PLAYSP['shot'](rt, R, depth + 1" in procedure_source(ruleset, "p", "play")  # the key, from the play function
+    assert keyed_calls(procedure_source(ruleset, "p", "play"), form) == 1  # the key, from the play function or in place
     counts = both_engines(ruleset)
     assert sum(n for _, n in counts) == 300
     # each shot: damage 1 or 2 with 1/6 each; 3 shots: at most 6 damage, at most 3 loud shots
     assert all(0 <= o.fields["total"] <= 6 and 0 <= o.fields["louds"] <= 3 for o, _ in counts)
 
 
-def test_an_outcome_passed_on_stays_an_outcome_value(make_ruleset):
+def test_an_outcome_passed_on_stays_an_outcome_value(make_ruleset, form):
     # `s` goes into a list: no key (the list would hold it); `t` only has a field read: a key
     caller = """
     let s = resolve shot()
@@ -173,17 +190,17 @@ def test_an_outcome_passed_on_stays_an_outcome_value(make_ruleset):
     """
     ruleset = key_ruleset(make_ruleset, caller)
     source = procedure_source(ruleset, "p", "play")
-    assert source.count("PLAYSP['shot'](rt, R, depth + 1") == 1 and source.count("call_play_direct") == 1
+    assert keyed_calls(source, form) == 1 and source.count("call_play_direct") == 1
     both_engines(ruleset)
 
 
-def test_a_missing_field_read_from_a_key_words_the_evaluators_error(make_ruleset):
+def test_a_missing_field_read_from_a_key_words_the_evaluators_error(make_ruleset, form):
     caller = """
     let s = resolve shot()
     outcome done(damage = s.damage)
     """
     ruleset = key_ruleset(make_ruleset, caller)
-    assert "PLAYSP['shot'](rt, R, depth + 1" in procedure_source(ruleset, "p", "play")  # the key, from the play function
+    assert keyed_calls(procedure_source(ruleset, "p", "play"), form) == 1  # the key, from the play function or in place
     messages = []
     for engine in ("compiled", "reference"):
         with pytest.raises(RuleViolation) as caught:

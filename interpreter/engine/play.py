@@ -13,6 +13,7 @@ for one Python function become functions of their own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import ir
@@ -65,6 +66,8 @@ class PlayWriter(NodeVisitor):
             self.expressions.work_local = LOCAL_WORK
         # whether anything in the function may add to LOCAL_WORK (write_play: no exit then spends it)
         self.spends_local_work = True
+        # writes a small callee in place of its call when it may (engine.inline.inline_call): set by write_play only
+        self.inline_call: Callable[[PlayWriter, ir.CallProcedure, list[str], int], bool] | None = None
 
     def block(self, statements: tuple[Any, ...] | list[Any], loops: int) -> bool:
         """Write statements; True when every path ends (an outcome, or a break)."""
@@ -128,7 +131,9 @@ class PlayWriter(NodeVisitor):
         if values is not None and s.slot in c.key_slots:
             # a caller that only reads fields of the outcome gets its key (facts.outcome_key_slots): the callee's play
             # function called straight from the run's table (Run.plays_positional), its inputs one by one, charged as
-            # Run.call_play charges a call
+            # Run.call_play charges a call; a small callee written in place (engine.inline) charged the same way
+            if self.inline_call is not None and self.inline_call(self, s, values, loops):
+                return False
             self._call_charged(c.pos(s))
             table = w.need("PLAYSP", "rt.plays_positional")
             w.line(f"v{s.slot} = {table}[{s.procedure!r}](rt, R, depth + 1{''.join(', ' + value for value in values)})")

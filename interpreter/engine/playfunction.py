@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .. import ir
+from .inline import inline_call
 from .play import LOCAL_WORK, LOCALLY_CHARGED, PlayWriter
 from .writer import CodeWriter
 
@@ -32,6 +33,7 @@ def write_play(c: ProcedureCompiler) -> str:
     w.line(f"if depth > rt.limits.max_call_depth: TOODEEP(rt, {c.module.ref(c.procedure.body.pos, 'p')})")
     starts = w.reserve()
     writer = PlayWriter(c, w, roll="R", mode="play")
+    writer.inline_call = inline_call  # small callees written in place of their calls
     writer.spends_local_work = any(type(node) in LOCALLY_CHARGED for node in ir.walk(*c.procedure.body.statements))
     writer.block(c.procedure.body.statements, loops=0)
     code = "\n".join(line for line in w.body() if not line.lstrip().startswith("#"))

@@ -235,6 +235,7 @@ class ProcedureCompiler:
         self._play_lets: dict[int, ir.Assign] | None = None
         self._positions: Positions | None = None
         self._callee_sites: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {}
+        self._inlined: dict[str, ProcedureCompiler] = {}
 
     def build(self, mode: str) -> Callable[..., Any]:
         """Write one of the procedure's functions ("exact", "play", "sample", "inputs"), compile it, give it."""
@@ -268,6 +269,14 @@ class ProcedureCompiler:
         found = self._callee_sites.get(name)
         if found is None:
             found = self._callee_sites[name] = tuple(number_sites(self.callees[name].body)[0])
+        return found
+
+    def inlined_compiler(self, name: str) -> ProcedureCompiler:
+        """The compiler of resolved procedure ``name`` writing into this procedure's module (engine.inline: a callee's
+        code written where a play calls it, its references named in this module)."""
+        found = self._inlined.get(name)
+        if found is None:
+            found = self._inlined[name] = ProcedureCompiler(self.module, self.callees[name], self.number, self.callees)
         return found
 
     def input_local(self, writer: CodeWriter, name: str) -> str:
