@@ -31,6 +31,8 @@ WALK_FINISH = {
     "count": ("0", "{result} += 1"),
     "any": ("False", "if {element}: {result} = True"),
     "all": ("True", "if not {element}: {result} = False"),
+    # added up as it goes (Python's ints), the total then tested against the integer bounds as checked_sum tests it
+    "sum": ("0", "{result} += {element}"),
     "list": ("[]", "{result}.append({element})"),  # then checked as the comprehension's tuple is (checked_locally)
     # the key, the item's place and the item, as the comprehension gave them to the finish (functions._finish_sort)
     "sort": ("[]", "{result}.append(({element}, {var}_n, {var}))"),
@@ -96,17 +98,20 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     if x.work_local is None or x.aggregate_depth or type(e) is not ir.Aggregate or e.function.name not in WALK_FINISH:
         return False
     walks = x.positions_walked(e)
-    if walks is None and type(e.collection) not in (ir.Local, ir.InputRef, ir.Range):
+    summed = e.function.name == "sum"
+    if not walkable(x, e):
         return False
     slow = x(e)
+    slow_pos = x.local_pos  # where the expression's last charge points (a sum's statement reports a breach there too)
     x.fast_fields, x.fast_reads = True, 0
     if walks is not None:
         x.positions_of[e.slot] = walks
-    x.aggregate_depth += 1
     w, result = x.w, x.w.temp("wr")
     body = _Lines()
     try:
-        collection, walked, _ = x.walked_collection(e, walks, 0, True)
+        # any other list a sum walks is held and charged before the walk, as the expression charges it (depth 0)
+        collection, walked, before = x.walked_collection(e, walks, 0, True)
+        x.aggregate_depth += 1
         if walks is not None:  # the positions' count read once, for the range and the charge (it cannot change here)
             length = w.temp("ln")
             collection, walked = f"range(1, {length} + 1)", f"2 * {length}"
@@ -122,19 +127,13 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     if walks is not None:
         w.line(f"{length} = {walked_length(walks)}")
     with w.block("try:") if x.fast_reads else _nothing():
-        if keyed:
+        if keyed or summed:
             # the walk charged before it, as the aggregate's expression charges it (an inner walk checks the counter
             # in place: the same units before it as there)
-            _charge_walk(x, walked, e)
+            w.line(before) if before else _charge_walk(x, walked, e)
         w.line(f"{result} = {start}")
         body.emit(w)
-        if e.function.name == "list":
-            w.line(f"{target} = {checked_locally(x, f'tuple_({result})', x.pos(e), walked, x.plain_list(e))}")
-        elif keyed:
-            w.line(f"{target} = {x.module.ref(e.function.finish, 'ag')}(rt, {x.pos(e)}, {result})")
-        else:
-            _charge_walk(x, walked, e)
-            w.line(f"{target} = {result}")
+        _finished(x, target, e, result, walked, slow_pos)
     if x.fast_reads:
         with w.block("except FMISS:"):
             w.line(f"{target} = {slow}")
@@ -149,6 +148,115 @@ def _loop(body: _Lines, header: str, e: ir.Aggregate, update: str, result: str, 
         with body.block(f"if {condition}:") if condition is not None else _nothing():
             element = value(e.element) if e.function.evaluates_element else ""
             body.line(update.format(result=result, element=element, var=f"v{e.slot}"))
+
+
+def walkable(x: Expressions, e: ir.Aggregate) -> bool:
+    """Whether walk_assigned writes aggregate ``e`` as a loop: a finish it knows, over a list that exists (a variable or
+    an input, or its positions) or a range; a sum over any list (held in a local and charged before the walk)."""
+    return e.function.name in WALK_FINISH and (
+        e.function.name == "sum" or x.positions_walked(e) is not None or type(e.collection) in (ir.Local, ir.InputRef, ir.Range))
+
+
+def walk_pulled(x: Expressions, target: str, value: Any) -> bool:
+    """In a play function, ``target = value`` where ``value`` holds aggregates evaluated before anything in it that
+    may fail or charge (:func:`first_walks`: ``sum(...) - sum(...)``, columns_act's losses): each walked first by a
+    loop of its own (walk_assigned) into a local, in the order the expression evaluates them, then the statement
+    written with those locals (Expressions.pulled).  The same values, errors and charges in the same order as the
+    expression's: nothing evaluated before an aggregate could fail or charge, and each is evaluated whenever the
+    value is.  False, writing nothing, when there is none."""
+    if x.work_local is None or x.aggregate_depth:
+        return False
+    found: list[ir.Aggregate] = []
+    first_walks(x, value, found)
+    if not found:
+        return False
+    try:
+        for e in found:
+            held = x.w.temp("pw")
+            walk_assigned(x, held, e)
+            # a sum of counts is at least 0, and its loop tested it against HI (_sum_checked)
+            x.pulled[id(e)] = (held, e.function.name == "sum" and counts(e.element))
+        x.assign_forms(target, value)
+    finally:
+        x.pulled.clear()
+    return True
+
+
+def first_walks(x: Expressions, e: Any, found: list[ir.Aggregate]) -> bool:
+    """Gather into ``found``, in evaluation order, the aggregates of ``e`` (walkable) that are evaluated whenever ``e``
+    is and after nothing that may fail or charge (facts.cannot_fail): through arithmetic, comparisons, ``not``, a
+    list's items, the left of ``and``/``or`` and an ``if``'s condition (what follows those depends on their values).
+    True when evaluating ``e`` cannot fail once they are walked (a later value may be gathered too)."""
+    kind = type(e)
+    if kind is ir.Aggregate:
+        if walkable(x, e):
+            found.append(e)
+            return True
+        return False
+    if kind in (ir.Arithmetic, ir.Comparison):
+        # a comparison of equality cannot fail; arithmetic may leave the integer bounds
+        return first_walks(x, e.left, found) and first_walks(x, e.right, found) and kind is ir.Comparison and e.op in ("==", "!=")
+    if kind is ir.Logical:
+        first_walks(x, e.left, found)
+        return False
+    if kind is ir.Not:
+        return first_walks(x, e.operand, found)
+    if kind is ir.Conditional:
+        first_walks(x, e.condition, found)
+        return False
+    if kind is ir.ListOf:
+        all(first_walks(x, item, found) for item in e.items)
+        return False  # the list is checked and charged
+    return cannot_fail(e)
+
+
+def unsigned_difference(x: Expressions, e: ir.Arithmetic) -> bool:
+    """Whether ``e`` is ``a - b`` of two sums of counts walked before the statement (walk_pulled): each in 0 .. HI, so
+    the difference is in -HI .. HI, inside the integer bounds (they are symmetric: Limits.derived)."""
+    if e.op != "-" or not x.pulled:
+        return False
+    left, right = x.pulled.get(id(e.left)), x.pulled.get(id(e.right))
+    return left is not None and right is not None and left[1] and right[1]
+
+
+def plain_list(x: Expressions, e: ir.Aggregate) -> bool:
+    """Whether ``list(...)`` makes plain values, sized by its length (Budget.check_flat): a range's, a play's positions."""
+    ranged = isinstance(e.collection, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
+    return ranged or (x.keys is not None and x.c.positions.positive(e.element))
+
+
+def walked_first(before: str, value: str) -> str:
+    """``value`` after ``before`` (a walked collection charged first: see Expressions.walked_collection), if there is one."""
+    return f"({value} if {before} else None)" if before else value
+
+
+def _finished(x: Expressions, target: str, e: ir.Aggregate, result: str, walked: str, slow_pos: str) -> None:
+    """``target`` set from a walk's ``result`` by its finish (see walk_assigned)."""
+    w = x.w
+    if e.function.name == "list":
+        w.line(f"{target} = {checked_locally(x, f'tuple_({result})', x.pos(e), walked, plain_list(x, e))}")
+    elif e.function.keyed:
+        w.line(f"{target} = {x.module.ref(e.function.finish, 'ag')}(rt, {x.pos(e)}, {result})")
+    elif e.function.name == "sum":
+        x.local_pos = slow_pos
+        w.line(f"{target} = {_sum_checked(x, e, result)}")
+    else:
+        _charge_walk(x, walked, e)
+        w.line(f"{target} = {result}")
+
+
+def _sum_checked(x: Expressions, e: ir.Aggregate, total: str) -> str:
+    """The total of a sum's walk inside the integer bounds, or its finish (functions.checked_sum) given the total alone,
+    which refuses it as it refuses the list.  A sum of counts is at least 0: only the upper bound is tested."""
+    finish, high = x.module.ref(e.function.finish, "ag"), x.w.need("HI", "rt.int_high")
+    if not counts(e.element):
+        return f"({total} if {x.w.need('LO', 'rt.int_low')} <= {total} <= {high} else {finish}(rt, {x.pos(e)}, ({total},)))"
+    return f"({total} if {total} <= {high} else {finish}(rt, {x.pos(e)}, ({total},)))"
+
+
+def counts(e: Any) -> bool:
+    """Whether ``e`` is a count (``count(xs)`` or ``count(x for x in xs ...)``): an int at least 0."""
+    return type(e) in (ir.Aggregate, ir.CallFunction) and e.function.name == "count"
 
 
 def _charge_walk(x: Expressions, walked: str, e: ir.Aggregate) -> None:
