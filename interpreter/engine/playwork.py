@@ -39,8 +39,9 @@ WALK_FINISH = {
     "sort_desc": ("[]", "{result}.append(({element}, {var}_n, {var}))"),
 }
 
-# What an inner loop (_inner_walk) does for an item whose condition holds: its result's start and update.
-INNER_FINISH = {name: WALK_FINISH[name] for name in ("count", "any", "all")}
+# What an inner loop (_inner_walk) does for an item whose condition holds: its result's start and update (a list
+# then checked and charged as the comprehension's is).
+INNER_FINISH = {name: WALK_FINISH[name] for name in ("count", "any", "all", "list")}
 
 # The update of an ``any``/``all`` that stops at its first decisive item (stops_early): no later item can fail.
 STOPPING_UPDATE = {"any": "if {element}: {result} = True; break", "all": "if not {element}: {result} = False; break"}
@@ -301,7 +302,7 @@ def _walked_value(x: Expressions, body: _Lines, node: Any) -> str:
 
 
 def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
-    """``count/any/all(... for item in items ...)`` inside a walk's loop (``list(j for j in js if any(afloat(s) for s
+    """``count/any/all/list(... for item in items ...)`` inside a walk's loop (``list(j for j in js if any(afloat(s) for s
     in ships[j]))``, about 1,000 items a play of fifteen_a_side) as a loop of its own: no list made and finished.
     Every item is evaluated, as the evaluator's list evaluates them (an item after a true one may still raise); the
     walk is charged to the local counter before it, checked in place, as the aggregate's expression charges it
@@ -312,9 +313,10 @@ def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
     x.aggregate_depth += 1
     try:
         collection, walked, before = x.walked_collection(e, walks, 1, True)
+        listed = e.function.name == "list"  # its walk charged with the list made, after the loop, as there
         if before:
             body.line(before)
-        elif walked:
+        elif walked and not listed:
             body.line(local_charge(x, walked, x.pos(e)))
         start, update = INNER_FINISH[e.function.name]
         update = STOPPING_UPDATE[e.function.name] if stops_early(e) else update
@@ -324,6 +326,8 @@ def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
     finally:
         x.positions_of.pop(e.slot, None)
         x.aggregate_depth -= 1
+    if listed:  # checked in place, as the outer walk's item (Expressions.visit_Aggregate at that depth)
+        return checked_locally(x, f"tuple_({result})", x.pos(e), walked, plain_list(x, e))
     return result
 
 
