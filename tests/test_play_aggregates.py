@@ -52,7 +52,10 @@ def test_nested_counts_are_loops_with_no_list_made(one_procedure):
     play = procedure_source(ruleset, "p", "play")
     big = statement(play, "let big = ")
     # the outer walk and the inner count both loops: no list comprehension, no finish called on a list
-    assert not re.search(r"\[[^\]\n]* for v", big) and re.search(r"for v\d+ in i0:", big) and "+= 1" in big
+    assert not re.search(r"\[[^\]\n]* for v", big) and re.search(r"for v\d+ in i0:", big)
+    # each counted ship added to the sum's total in the inner loop: no count of its own per column
+    total = re.search(r"(wr\d+) = 0\n", big)
+    assert total is not None and total[1] + " += 1" in big and "wi" not in big
     # the total of counts tested against HI alone (counts are at least 0), checked_sum only when it is above
     assert re.search(r"\((wr\d+) if \1 <= HI else ag\d+\(rt, p\d+, \(\1,\)\)\)", big) and "LO" not in big
     lost = statement(play, "let lost = ")

@@ -116,11 +116,12 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
         if walks is not None:  # the positions' count read once, for the range and the charge (it cannot change here)
             length = w.temp("ln")
             collection, walked = f"range(1, {length} + 1)", f"2 * {length}"
-        start, update = WALK_FINISH[e.function.name]
-        update = STOPPING_UPDATE[e.function.name] if stops_early(e) else update
+        start = WALK_FINISH[e.function.name][0]
         keyed = e.function.keyed
         header = f"for v{e.slot}_n, v{e.slot} in enumerate({collection}):" if keyed else f"for v{e.slot} in {collection}:"
-        _loop(body, header, e, update, result, lambda node: _walked_value(x, body, node))
+        # a sum of inner counts adds each counted item to its total in the inner loop: no count of its own
+        into = result if _sums_counts(e) else None
+        _loop(body, header, e, _update(e, into), result, lambda node: _walked_value(x, body, node, into if node is e.element else None))
     finally:
         x.fast_fields = False
         x.positions_of.pop(e.slot, None)
@@ -141,6 +142,19 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     return True
 
 
+def _sums_counts(e: ir.Aggregate) -> bool:
+    """Whether ``e`` is ``sum(count(...) for ...)`` (each count's items added to the sum's total: walk_assigned)."""
+    return e.function.name == "sum" and type(e.element) is ir.Aggregate and e.element.function.name == "count"
+
+
+def _update(e: ir.Aggregate, into: str | None) -> str:
+    """A statement's walk's update of its result for an item whose condition holds (none when its element adds to
+    the result itself, ``into``); an ``any``/``all`` that may stop early (stops_early) breaks at its first decisive item."""
+    if into is not None:
+        return ""
+    return STOPPING_UPDATE[e.function.name] if stops_early(e) else WALK_FINISH[e.function.name][1]
+
+
 def _loop(body: _Lines, header: str, e: ir.Aggregate, update: str, result: str, value: Callable[[Any], str]) -> None:
     """The loop of a walk (``header``): each item's condition, then, where it holds, its element (for the
     finishes that evaluate it) and ``update`` of ``result``; ``value`` writes a condition's or element's source."""
@@ -148,7 +162,8 @@ def _loop(body: _Lines, header: str, e: ir.Aggregate, update: str, result: str, 
         condition = value(e.condition) if e.condition is not None else None
         with body.block(f"if {condition}:") if condition is not None else _nothing():
             element = value(e.element) if e.function.evaluates_element else ""
-            body.line(update.format(result=result, element=element, var=f"v{e.slot}"))
+            if update:
+                body.line(update.format(result=result, element=element, var=f"v{e.slot}"))
 
 
 def walkable(x: Expressions, e: ir.Aggregate) -> bool:
@@ -293,15 +308,15 @@ class _Lines:
             w.indent -= indent
 
 
-def _walked_value(x: Expressions, body: _Lines, node: Any) -> str:
+def _walked_value(x: Expressions, body: _Lines, node: Any, into: str | None = None) -> str:
     """The source of a walk's condition or element, ``node``; a ``count``/``any``/``all`` over a list written as an
-    inner loop first (:func:`_inner_walk`), its result held in a local."""
+    inner loop first (:func:`_inner_walk`), its result held in a local (or, ``into``, added to a sum's total)."""
     if type(node) is ir.Aggregate and node.function.name in INNER_FINISH:
-        return _inner_walk(x, body, node)
+        return _inner_walk(x, body, node, into)
     return x.expr(node, True, 1)
 
 
-def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
+def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate, into: str | None = None) -> str:
     """``count/any/all/list(... for item in items ...)`` inside a walk's loop (``list(j for j in js if any(afloat(s) for s
     in ships[j]))``, about 1,000 items a play of fifteen_a_side) as a loop of its own: no list made and finished.
     Every item is evaluated, as the evaluator's list evaluates them (an item after a true one may still raise); the
@@ -320,8 +335,11 @@ def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
             body.line(local_charge(x, walked, x.pos(e)))
         start, update = INNER_FINISH[e.function.name]
         update = STOPPING_UPDATE[e.function.name] if stops_early(e) else update
-        result = x.w.temp("wi")
-        body.line(f"{result} = {start}")
+        if into is not None:  # a count added to the total of the sum walking it (walk_assigned)
+            result = into
+        else:
+            result = x.w.temp("wi")
+            body.line(f"{result} = {start}")
         _loop(body, f"for v{e.slot} in {collection}:", e, update, result, lambda node: x.expr(node, True, 2))
     finally:
         x.positions_of.pop(e.slot, None)
