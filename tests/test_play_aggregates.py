@@ -285,3 +285,40 @@ def _stop(ruleset, limits):
         (diagnostic,) = stopped.diagnostics
         return diagnostic.line, diagnostic.column, diagnostic.message
     return None
+
+
+# ---- an outcome's fields ---------------------------------------------------------------------------------------------
+
+FIELDS = """\
+outcome v(big = sum(count(s for s in c if s.kind == "big") for c in columns), first = list(s.hits for s in columns[1]), n = count(others))
+"""
+
+
+def test_an_outcomes_aggregates_are_walked_before_it_in_the_order_written(one_procedure, monkeypatch):
+    ruleset = one_procedure(FIELDS, inputs=INPUTS, extra=TYPES)
+    play = procedure_source(ruleset, "p", "play")
+    # the sum walked first; the list's columns[1] may fail (an empty columns): it and what follows stay in the key
+    assert len(re.findall(r"pw\d+ = ", play)) == 1 and re.search(r"ok\d+ = \(0, pw\d+, ", play)
+    for engine in ("compiled", "reference"):
+        outcome = resolve(ruleset, "p", {"columns": COLUMNS, "others": OTHERS}, seed=1, trace=False, engine=engine).outcome
+        # big: 1 + 0 + 2 = 3; column 1's hits 2, 3; others: 3 columns
+        assert (outcome.get("big"), outcome.get("first"), outcome.get("n")) == (3, (2, 3), 3)
+        with pytest.raises((RuleViolation, RulesetError), match="index|position|empty"):
+            resolve(ruleset, "p", {"columns": [], "others": []}, seed=1, trace=False, engine=engine)
+    budgets = [Limits(max_work=n, timeout=None) for n in range(2, 16)]
+    loops = [_stop_fields(ruleset, limit) for limit in budgets]
+    monkeypatch.setattr(playwork, "pull_walks", lambda x, values: False)
+    monkeypatch.setattr("interpreter.engine.play.pull_walks", lambda x, values: False)
+    before = one_procedure(FIELDS, inputs=INPUTS, extra=TYPES)  # a fresh ruleset: its code is written anew
+    assert "pw" not in procedure_source(before, "p", "play")
+    # every budget stops the play where the key's expressions stopped it, with the same words
+    assert [_stop_fields(before, limit) for limit in budgets] == loops and loops[0] is not None and loops[-1] is None
+
+
+def _stop_fields(ruleset, limits):
+    try:
+        resolve(ruleset, "p", {"columns": COLUMNS, "others": OTHERS}, seed=1, trace=False, limits=limits)
+    except LimitExceeded as stopped:
+        (diagnostic,) = stopped.diagnostics
+        return diagnostic.line, diagnostic.column, diagnostic.message
+    return None

@@ -20,7 +20,7 @@ from ..limits import CALL_WORK, STATEMENT_WORK, Budget
 from .calls import direct_call_values
 from .expressions import Expressions
 from .facts import MAX_INLINE_IFS
-from .playwork import constant_lookup
+from .playwork import constant_lookup, pull_walks
 from .visitor import NodeVisitor
 from .writer import CodeWriter
 
@@ -153,7 +153,12 @@ class PlayWriter(NodeVisitor):
 
     def visit_Outcome(self, s: ir.Outcome, loops: int) -> bool:
         w = self.w
-        key = self.c.outcome_key(s, self.expressions)
+        # in a play function, the fields' aggregates evaluated before anything that may fail walked first by loops
+        pull_walks(self.expressions, [value for _, value in s.fields])
+        try:
+            key = self.c.outcome_key(s, self.expressions)
+        finally:
+            self.expressions.pulled.clear()
         if self.mode == "play":
             if self.expressions.local_charges:  # the key's values charged before what is left is spent
                 held = w.temp("ok")

@@ -180,22 +180,30 @@ def walk_pulled(x: Expressions, target: str, value: Any) -> bool:
     written with those locals (Expressions.pulled).  The same values, errors and charges in the same order as the
     expression's: nothing evaluated before an aggregate could fail or charge, and each is evaluated whenever the
     value is.  False, writing nothing, when there is none."""
-    if x.work_local is None or x.aggregate_depth:
-        return False
-    found: list[ir.Aggregate] = []
-    first_walks(x, value, found)
-    if not found:
+    if not pull_walks(x, [value]):
         return False
     try:
-        for e in found:
-            held = x.w.temp("pw")
-            walk_assigned(x, held, e)
-            # a sum of counts is at least 0, and its loop tested it against HI (_sum_checked)
-            x.pulled[id(e)] = (held, e.function.name == "sum" and counts(e.element))
         x.assign_forms(target, value)
     finally:
         x.pulled.clear()
     return True
+
+
+def pull_walks(x: Expressions, values: list[Any]) -> bool:
+    """The aggregates :func:`first_walks` finds in ``values`` (evaluated one after the other: a statement's value, an
+    outcome's fields) walked into locals, each by a loop of its own, and noted in ``x.pulled`` for the expression
+    written after them (its writer clears it); False, writing nothing, where there is none, or outside a play
+    function."""
+    if x.work_local is None or x.aggregate_depth:
+        return False
+    found: list[ir.Aggregate] = []
+    all(first_walks(x, value, found) for value in values)
+    for e in found:
+        held = x.w.temp("pw")
+        walk_assigned(x, held, e)
+        # a sum of counts is at least 0, and its loop tested it against HI (_sum_checked)
+        x.pulled[id(e)] = (held, e.function.name == "sum" and counts(e.element))
+    return bool(found)
 
 
 def first_walks(x: Expressions, e: Any, found: list[ir.Aggregate]) -> bool:
