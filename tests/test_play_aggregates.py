@@ -322,3 +322,25 @@ def _stop_fields(ruleset, limits):
         (diagnostic,) = stopped.diagnostics
         return diagnostic.line, diagnostic.column, diagnostic.message
     return None
+
+
+def chain_work(ruleset, body_engine="compiled") -> tuple[int, int]:
+    budget = Budget(UNLIMITED)
+    n = resolve(ruleset, "p", {"columns": COLUMNS, "others": []}, seed=1, budget=budget, trace=False, engine=body_engine).outcome.get("n")
+    return n, budget.work
+
+
+def test_an_aggregate_deeper_than_first_walks_looks_is_not_walked_first(one_procedure):
+    # 12 sums in one left-nested chain: the first evaluated sits deeper than first_walks looks (FIRST_WALKS_DEPTH,
+    # which keeps every walked aggregate above the depth where Expressions outlines code into a function of its own,
+    # where its local would not be seen): nothing is walked first
+    body = "let n = " + " + ".join(["sum(count(s for s in c if s.kind == \"big\") for c in columns)"] * 12) + "\noutcome v(n = n)"
+    ruleset = one_procedure(body, inputs=INPUTS, extra=TYPES)
+    assert "pw" not in procedure_source(ruleset, "p", "play")
+    # 3 big ships in the columns, 12 times; each sum walked once: 3 columns and their 4 ships, 7 units each
+    assert chain_work(ruleset) == (36, 84)
+    assert chain_work(ruleset, "reference")[0] == 36
+    # two sums: both walked first (the addition after them may fail), the same value and work
+    two = one_procedure(body.replace(" + ".join(["sum(count(s for s in c if s.kind == \"big\") for c in columns)"] * 10) + " + ", ""),
+                        inputs=INPUTS, extra=TYPES)
+    assert len(re.findall(r"pw\d+ = ", procedure_source(two, "p", "play"))) == 2 and chain_work(two) == (6, 14)

@@ -198,6 +198,9 @@ def pull_walks(x: Expressions, values: list[Any]) -> bool:
         return False
     found: list[ir.Aggregate] = []
     all(first_walks(x, value, found) for value in values)
+    nodes = [id(node) for node in ir.walk(*values)]
+    if any(nodes.count(id(e)) > 1 for e in found):
+        return False  # one node met twice would be read from its local the second time, uncharged: none walked first
     for e in found:
         held = x.w.temp("pw")
         walk_assigned(x, held, e)
@@ -206,12 +209,20 @@ def pull_walks(x: Expressions, values: list[Any]) -> bool:
     return bool(found)
 
 
-def first_walks(x: Expressions, e: Any, found: list[ir.Aggregate]) -> bool:
+# How deep first_walks looks for aggregates: well above Expressions' outlining depth (MAX_EXPRESSION_DEPTH levels of
+# source, one or two a level), so that no walked aggregate sits in an outlined part, which would evaluate it again.
+FIRST_WALKS_DEPTH = 8
+
+
+def first_walks(x: Expressions, e: Any, found: list[ir.Aggregate], depth: int = 0) -> bool:
     """Gather into ``found``, in evaluation order, the aggregates of ``e`` (walkable) that are evaluated whenever ``e``
     is and after nothing that may fail or charge (facts.cannot_fail): through arithmetic, comparisons, ``not``, a
     list's items, the left of ``and``/``or`` and an ``if``'s condition (what follows those depends on their values).
     True when evaluating ``e`` cannot fail once they are walked (a later value may be gathered too)."""
     kind = type(e)
+    if depth > FIRST_WALKS_DEPTH:
+        return False
+    depth += 1
     if kind is ir.Aggregate:
         if walkable(x, e):
             found.append(e)
@@ -219,17 +230,17 @@ def first_walks(x: Expressions, e: Any, found: list[ir.Aggregate]) -> bool:
         return False
     if kind in (ir.Arithmetic, ir.Comparison):
         # a comparison of equality cannot fail; arithmetic may leave the integer bounds
-        return first_walks(x, e.left, found) and first_walks(x, e.right, found) and kind is ir.Comparison and e.op in ("==", "!=")
+        return first_walks(x, e.left, found, depth) and first_walks(x, e.right, found, depth) and kind is ir.Comparison and e.op in ("==", "!=")
     if kind is ir.Logical:
-        first_walks(x, e.left, found)
+        first_walks(x, e.left, found, depth)
         return False
     if kind is ir.Not:
-        return first_walks(x, e.operand, found)
+        return first_walks(x, e.operand, found, depth)
     if kind is ir.Conditional:
-        first_walks(x, e.condition, found)
+        first_walks(x, e.condition, found, depth)
         return False
     if kind is ir.ListOf:
-        all(first_walks(x, item, found) for item in e.items)
+        all(first_walks(x, item, found, depth) for item in e.items)
         return False  # the list is checked and charged
     return cannot_fail(e)
 
