@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from interpreter import resolve
+from interpreter import odds, resolve
 from interpreter.api import monte_carlo
 from interpreter.engine import playwork, procedure_source
 from interpreter.errors import RulesetError, RuleViolation
@@ -344,3 +344,22 @@ def test_an_aggregate_deeper_than_first_walks_looks_is_not_walked_first(one_proc
     two = one_procedure(body.replace(" + ".join(["sum(count(s for s in c if s.kind == \"big\") for c in columns)"] * 10) + " + ", ""),
                         inputs=INPUTS, extra=TYPES)
     assert len(re.findall(r"pw\d+ = ", procedure_source(two, "p", "play"))) == 2 and chain_work(two) == (6, 14)
+
+
+# ---- found and fixed: an aggregate inside code outlined for depth --------------------------------------------------------
+
+
+@pytest.mark.parametrize("sums", [20, 24])
+def test_an_aggregate_in_an_outlined_expression_binds_its_own_variable(one_procedure, sums):
+    # deeper than Expressions' MAX_EXPRESSION_DEPTH, the first sums are written as a function of their own; it was
+    # called with each aggregate's own variable as an argument, unbound where it was called (NameError, main too)
+    body = "let d = 1d2\nlet n = " + " + ".join(["sum(count(s for s in c if s.hits >= d) for c in columns)"] * sums) + \
+        "\noutcome v(n = n)"
+    ruleset = one_procedure(body, inputs=INPUTS, extra=TYPES)
+    given = {"columns": COLUMNS, "others": []}
+    # hits 2, 3 / - / 0, 1: 3 ships of at least 1 hit (d = 1), 2 of at least 2 (d = 2), each sum counted `sums` times
+    for engine in ("compiled", "reference"):
+        assert resolve(ruleset, "p", given, dice=[1], trace=False, engine=engine).outcome.get("n") == 3 * sums
+        assert resolve(ruleset, "p", given, dice=[2], trace=False, engine=engine).outcome.get("n") == 2 * sums
+    exact = [dict(odds(ruleset, "p", given, engine=engine).outcomes) for engine in ("compiled", "reference")]
+    assert exact[0] == exact[1] and sorted(outcome.get("n") for outcome in exact[0]) == [2 * sums, 3 * sums]

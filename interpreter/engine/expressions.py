@@ -19,7 +19,7 @@ from ..runtime import make_guard
 from . import playwork
 from .bounds import CHECKED_ARITHMETIC, both_forms, positive_read, prove_arithmetic
 from .calls import outcome_name_test
-from .facts import locals_in
+from .facts import free_locals_in, locals_in
 from .module import literal
 from .playwork import checked_locally, local_charge, walk_assigned
 from .sites import column_site, lookup_site, rows_by_key
@@ -473,7 +473,7 @@ class Expressions(NodeVisitor):
 
     def _outlined(self, e: Any) -> str:
         """A deep expression as a function of its own (Python limits how deeply an expression nests)."""
-        slots = sorted(locals_in(e))
+        slots = sorted(free_locals_in(e))  # an aggregate inside it binds its own variable
         name = self.w.temp("x")
         inner = CodeWriter(self.module, name, ", ".join(["rt", "I"] + [f"v{s}" for s in slots]))
         text = Expressions(self.c, inner, keys=self.keys).expr(e, True, 0)  # charged through the budget: no local counter there
