@@ -363,3 +363,36 @@ def test_an_aggregate_in_an_outlined_expression_binds_its_own_variable(one_proce
         assert resolve(ruleset, "p", given, dice=[2], trace=False, engine=engine).outcome.get("n") == 2 * sums
     exact = [dict(odds(ruleset, "p", given, engine=engine).outcomes) for engine in ("compiled", "reference")]
     assert exact[0] == exact[1] and sorted(outcome.get("n") for outcome in exact[0]) == [2 * sums, 3 * sums]
+
+
+COUNTED = """\
+let n = count(c for c in columns if any(s.hits >= 2 for s in c)) - count(c for c in others if count(c) > 1)
+outcome v(n = n)
+"""
+
+
+def test_a_count_walked_before_its_statement_is_charged_where_its_expression_was(one_procedure, monkeypatch):
+    # the counts are walked first (the subtraction after them may fail), each charged before its loop as the
+    # expression charges it: the inner any's in-place checks see the same counter
+    ruleset = one_procedure(COUNTED, inputs=INPUTS, extra=TYPES)
+    line = statement(procedure_source(ruleset, "p", "play"), "let n = ")
+    assert len(re.findall(r"pw\d+ = ", line)) == 2 and line.index("u += len(i0)") < line.index("for v")
+    given = {"columns": COLUMNS, "others": OTHERS}
+    # columns with a ship of 2 hits or more: the first (2, 3); others with more than one ship: the second: 1 - 1
+    for engine in ("compiled", "reference"):
+        assert resolve(ruleset, "p", given, seed=1, trace=False, engine=engine).outcome.get("n") == 0
+    budgets = [Limits(max_work=n, timeout=None) for n in range(2, 16)]
+    loops = [_stopped(ruleset, given, limit) for limit in budgets]
+    expression_forms(monkeypatch)
+    before = one_procedure(COUNTED, inputs=INPUTS, extra=TYPES)  # a fresh ruleset: its code is written anew
+    assert "pw" not in procedure_source(before, "p", "play")
+    assert [_stopped(before, given, limit) for limit in budgets] == loops and loops[0] is not None and loops[-1] is None
+
+
+def _stopped(ruleset, given, limits):
+    try:
+        resolve(ruleset, "p", given, seed=1, trace=False, limits=limits)
+    except LimitExceeded as stopped:
+        (diagnostic,) = stopped.diagnostics
+        return diagnostic.line, diagnostic.column, diagnostic.message
+    return None

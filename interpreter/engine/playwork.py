@@ -87,7 +87,7 @@ def checked_locally(x: Expressions, made: str, pos: str, walked: str, plain: boo
             f" else {x.budget()}.check_value({t}, {pos}{extra}))")
 
 
-def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
+def walk_assigned(x: Expressions, target: str, e: Any, first: bool = False) -> bool:
     """In a play function (``x``), ``target = count/any/all/list/sort(... for item in items ...)`` over a list that exists (a
     variable or an input, or its positions) written as a loop rather than a list made and finished (a comprehension is
     a function called, about 0.2 µs, and a play makes hundreds of these): every item's condition and element
@@ -99,7 +99,6 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     if x.work_local is None or x.aggregate_depth or type(e) is not ir.Aggregate or e.function.name not in WALK_FINISH:
         return False
     walks = x.positions_walked(e)
-    summed = e.function.name == "sum"
     if not walkable(x, e):
         return False
     slow = x(e)
@@ -129,17 +128,24 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     if walks is not None:
         w.line(f"{length} = {walked_length(walks)}")
     with w.block("try:") if x.fast_reads else _nothing():
-        if keyed or summed:
-            # the walk charged before it, as the aggregate's expression charges it (an inner walk checks the counter
-            # in place: the same units before it as there)
+        # the walk charged before it, as the aggregate's expression charges it (an inner walk checks the counter in
+        # place: the same units before it as there); a statement's own count/any/all after it, unless walked first
+        early = _charged_first(e, first)
+        if early:
             w.line(before) if before else _charge_walk(x, walked, e)
         w.line(f"{result} = {start}")
         body.emit(w)
-        _finished(x, target, e, result, walked, slow_pos)
+        _finished(x, target, e, result, walked, slow_pos if early else None)
     if x.fast_reads:
         with w.block("except FMISS:"):
             w.line(f"{target} = {slow}")
     return True
+
+
+def _charged_first(e: ir.Aggregate, first: bool) -> bool:
+    """Whether a statement's walk of ``e`` charges its list before the loop: a sort's (keyed), a sum's, and, walked
+    before its statement (``first``: walk_pulled), a count's, any's or all's, as their expressions charge them."""
+    return e.function.keyed or e.function.name == "sum" or (first and e.function.name in ("count", "any", "all"))
 
 
 def _sums_counts(e: ir.Aggregate) -> bool:
@@ -203,7 +209,7 @@ def pull_walks(x: Expressions, values: list[Any]) -> bool:
         return False  # one node met twice would be read from its local the second time, uncharged: none walked first
     for e in found:
         held = x.w.temp("pw")
-        walk_assigned(x, held, e)
+        walk_assigned(x, held, e, first=True)  # charged as the expression charged it: before the walk
         # a sum of counts is at least 0, and its loop tested it against HI (_sum_checked)
         x.pulled[id(e)] = (held, e.function.name == "sum" and counts(e.element))
     return bool(found)
@@ -265,18 +271,22 @@ def walked_first(before: str, value: str) -> str:
     return f"({value} if {before} else None)" if before else value
 
 
-def _finished(x: Expressions, target: str, e: ir.Aggregate, result: str, walked: str, slow_pos: str) -> None:
-    """``target`` set from a walk's ``result`` by its finish (see walk_assigned)."""
+def _finished(x: Expressions, target: str, e: ir.Aggregate, result: str, walked: str, slow_pos: str | None) -> None:
+    """``target`` set from a walk's ``result`` by its finish (see walk_assigned); ``slow_pos``: the walk was charged
+    before it, and a breach at the statement's check is reported where the expression's last charge points."""
     w = x.w
     if e.function.name == "list":
         w.line(f"{target} = {checked_locally(x, f'tuple_({result})', x.pos(e), walked, plain_list(x, e))}")
     elif e.function.keyed:
         w.line(f"{target} = {x.module.ref(e.function.finish, 'ag')}(rt, {x.pos(e)}, {result})")
     elif e.function.name == "sum":
-        x.local_pos = slow_pos
+        x.local_pos = slow_pos or x.local_pos
         w.line(f"{target} = {_sum_checked(x, e, result)}")
     else:
-        _charge_walk(x, walked, e)
+        if slow_pos is None:
+            _charge_walk(x, walked, e)
+        else:
+            x.local_pos = slow_pos
         w.line(f"{target} = {result}")
 
 
