@@ -396,3 +396,53 @@ def _stopped(ruleset, given, limits):
         (diagnostic,) = stopped.diagnostics
         return diagnostic.line, diagnostic.column, diagnostic.message
     return None
+
+
+# ---- conditions: a require's, an if's first, a while's each round ----------------------------------------------------
+
+CONDITIONS = """\
+let lost = 0
+require all(count(s for s in c) <= 3 for c in columns), "a column of more than 3 ships"
+if any(any(s.hits >= 2 for s in c) for c in columns) then
+  set lost = 1
+elif any(count(c) == 0 for c in columns) then
+  set lost = 2
+end
+let k = 0
+while count(c for c in columns if count(c) > k) > 0 limit 5 do
+  set k = k + 1
+end
+outcome v(lost = lost, k = k)
+"""
+
+
+def test_conditions_walk_their_aggregates_first_where_they_are_evaluated(one_procedure, monkeypatch):
+    ruleset = one_procedure(CONDITIONS, inputs=INPUTS, extra=TYPES)
+    play = procedure_source(ruleset, "p", "play")
+    # the require's all, the if's any and the while's count walked first; the elif's any stays in its header
+    assert len(re.findall(r"pw\d+ = ", play)) == 3 and re.search(r"elif \(?any\(\[", play)
+    # inside the while's round, before its test
+    assert re.search(r"while True:\n(\s+).*\n(?:\1.*\n)*?\1if not \(pw\d+ > 0\): break", play)
+    cases = [
+        # columns (2, 3 hits) / () / (0, 1): a ship of 2 hits: lost 1; the longest column has 2 ships: k = 2
+        ({"columns": COLUMNS, "others": []}, (1, 2)),
+        # no ship of 2 hits, an empty column: lost 2; one ship: k = 1
+        ({"columns": [[{"kind": "a"}], []], "others": []}, (2, 1)),
+        # neither: lost 0; no column: k = 0
+        ({"columns": [], "others": []}, (0, 0)),
+    ]
+    for engine in ("compiled", "reference"):
+        for given, expected in cases:
+            outcome = resolve(ruleset, "p", given, seed=1, trace=False, engine=engine).outcome
+            assert (outcome.get("lost"), outcome.get("k")) == expected
+        with pytest.raises(RuleViolation, match="a column of more than 3 ships"):
+            resolve(ruleset, "p", {"columns": [[{"kind": "a"}] * 4], "others": []}, seed=1, trace=False, engine=engine)
+    given = {"columns": COLUMNS, "others": []}
+    budgets = [Limits(max_work=n, timeout=None) for n in range(2, 40)]
+    loops = [_stopped(ruleset, given, limit) for limit in budgets]
+    expression_forms(monkeypatch)
+    monkeypatch.setattr("interpreter.engine.play.pull_walks", lambda x, values: False)
+    before = one_procedure(CONDITIONS, inputs=INPUTS, extra=TYPES)  # a fresh ruleset: its code is written anew
+    assert "pw" not in procedure_source(before, "p", "play")
+    # every budget stops the play where the conditions' expressions stopped it, with the same words
+    assert [_stopped(before, given, limit) for limit in budgets] == loops and loops[0] is not None and loops[-1] is None

@@ -110,14 +110,20 @@ class PlayWriter(NodeVisitor):
 
     def condition(self, condition: Any) -> str:
         """A condition's source: in a play whose condition reads record fields, a local assigned it in two forms
-        first (Expressions.assign), so that the fast form's try holds no statement of the branch."""
+        first (Expressions.assign), so that the fast form's try holds no statement of the branch; in a play function,
+        its aggregates evaluated before anything that may fail walked first (playwork.pull_walks: a require's, an
+        if's first condition, a while's each round; an elif's is written in its header and keeps them)."""
         e = self.expressions
-        slow, fast = e(condition), e.fast_form(condition)
-        if fast is None:
-            return slow
-        held = self.w.temp("cf")
-        e.write_forms(held, fast, slow)
-        return held
+        pull_walks(e, [condition])  # written where the condition is evaluated: its aggregates walked first by loops
+        try:
+            slow, fast = e(condition), e.fast_form(condition)
+            if fast is None:
+                return slow
+            held = self.w.temp("cf")
+            e.write_forms(held, fast, slow)
+            return held
+        finally:
+            e.pulled.clear()
 
     def visit_Note(self, s: ir.Note, loops: int) -> bool:
         return False
