@@ -136,6 +136,8 @@ def walk_assigned(x: Expressions, target: str, e: Any, first: bool = False) -> b
         w.line(f"{result} = {start}")
         body.emit(w)
         _finished(x, target, e, result, walked, slow_pos if early else None)
+        if first:  # walked before its statement: a breach at the statement's check named as the expression named it
+            x.local_pos = slow_pos
     if x.fast_reads:
         with w.block("except FMISS:"):
             w.line(f"{target} = {slow}")
