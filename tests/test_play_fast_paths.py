@@ -9,6 +9,7 @@ test compares the shortcut with the general form, or both engines, on counts der
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -235,7 +236,11 @@ outcome seen(sixes = count(r for r in rolled if r == 6), any_one = any(r == 1 fo
 def test_count_any_and_all_in_a_play_give_the_evaluators_answers(one_procedure, engine, dice, expected):
     ruleset = one_procedure(AGGREGATES)
     source = procedure_source(ruleset, "p", "play")
-    assert "len([" in source and "any([" in source and "all([" in source  # no finish call of their own
+    # no finish call of their own: in plays, loops walked before the outcome (playwork.pull_walks); in exact odds,
+    # the built-ins over the list
+    assert not re.search(r"\bag\d+\(", source) and len(re.findall(r"pw\d+ = ", source)) == 3
+    exact = procedure_source(ruleset, "p", "exact")
+    assert "len([" in exact and "any([" in exact and "all([" in exact
     outcome = resolve(ruleset, "p", dice=dice, engine=engine, trace=False).outcome
     assert (outcome.get("sixes"), outcome.get("any_one"), outcome.get("all_high")) == expected
 

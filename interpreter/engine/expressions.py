@@ -19,7 +19,7 @@ from ..runtime import make_guard
 from . import playwork
 from .bounds import CHECKED_ARITHMETIC, both_forms, positive_read, prove_arithmetic
 from .calls import outcome_name_test
-from .facts import locals_in
+from .facts import free_locals_in, locals_in
 from .module import literal
 from .playwork import checked_locally, local_charge, walk_assigned
 from .sites import column_site, lookup_site, rows_by_key
@@ -88,11 +88,14 @@ class Expressions(NodeVisitor):
         # plays: arithmetic proven inside the integer bounds -> its proof's local, and its plain form (bounds.py)
         self.unchecked_flags: dict[int, str] = {}
         self.unchecked_steps = False
+        self.pulled: dict[int, tuple[str, bool]] = {}  # plays: aggregates walked before their statement (walk_pulled)
 
     def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
 
     def expr(self, e: Any, walrus: bool, depth: int) -> str:
+        if self.pulled and id(e) in self.pulled:
+            return self.pulled[id(e)][0]  # the local holding it
         if depth >= MAX_EXPRESSION_DEPTH and type(e) not in SIMPLE:
             return self._outlined(e)
         if self.hoist is not None and walrus and self._worth_hoisting(e):
@@ -128,8 +131,11 @@ class Expressions(NodeVisitor):
         value = playwork.decided(self, value)
         if self.work_local is not None:
             prove_arithmetic(self, value)
-        if walk_assigned(self, target, value):
-            return
+        if not (walk_assigned(self, target, value) or playwork.walk_pulled(self, target, value)):
+            self.assign_forms(target, value)
+
+    def assign_forms(self, target: str, value: Any) -> None:
+        """``target = value``, in one form or two (see assign)."""
         slow = self(value)
         fast = self.fast_form(value)
         if fast is None:
@@ -282,7 +288,7 @@ class Expressions(NodeVisitor):
                 a, b = self.w.temp("a"), self.w.temp("b")
                 return f"({a} {e.op} {b} if (({a} := {left}) is {a}) and ({b} := {right}) else DIV({pos}, {a}, {e.op!r}, {b}))"
             return f"DIV({pos}, {left}, {e.op!r}, {right})"
-        if self.unchecked_steps:
+        if self.unchecked_steps or playwork.unsigned_difference(self, e):
             return f"({left} {e.op} {right})"
         low, high = self.w.need("LO", "rt.int_low"), self.w.need("HI", "rt.int_high")
         if not walrus:
@@ -340,9 +346,9 @@ class Expressions(NodeVisitor):
         if function.name == "list":
             # the list checked in place (the finish's own call saved); a list of the numbers of a range, whose
             # size is its length, without looking at each item
-            plain = self.plain_list(e)
+            plain = playwork.plain_list(self, e)
             if local:
-                return self._walked_first(before, checked_locally(self, f"tuple_({items})", self.pos(e), walked, plain))
+                return playwork.walked_first(before, checked_locally(self, f"tuple_({items})", self.pos(e), walked, plain))
             extra = f", {walked}" if walked else ""
             return f"{self.budget()}.{'check_flat' if plain else 'check_value'}(tuple_({items}), {self.pos(e)}{extra})"
         if function.name in INLINE_FINISH:
@@ -351,17 +357,7 @@ class Expressions(NodeVisitor):
             finished = f"{self.module.ref(function.finish, 'ag')}(rt, {self.pos(e)}, {items})"
         if walked and local:
             return f"({finished} if {local_charge(self, walked, self.pos(e))} else None)"
-        return self._walked_first(before, f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished)
-
-    def plain_list(self, e: ir.Aggregate) -> bool:
-        """Whether ``list(...)`` makes plain values, sized by its length (Budget.check_flat): a range's, a play's positions."""
-        ranged = isinstance(e.collection, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
-        return ranged or (self.keys is not None and self.c.positions.positive(e.element))
-
-    @staticmethod
-    def _walked_first(before: str, value: str) -> str:
-        """``value`` after ``before`` (a walked collection charged first: see walked_collection), if there is one."""
-        return f"({value} if {before} else None)" if before else value
+        return playwork.walked_first(before, f"{self.budget()}.walked({finished}, {walked}, {self.pos(e)})" if walked else finished)
 
     def local_work(self, walrus: bool) -> bool:
         """Whether a value made or walked here is charged to the play's local work counter (``work_local``) rather
@@ -477,7 +473,7 @@ class Expressions(NodeVisitor):
 
     def _outlined(self, e: Any) -> str:
         """A deep expression as a function of its own (Python limits how deeply an expression nests)."""
-        slots = sorted(locals_in(e))
+        slots = sorted(free_locals_in(e))  # an aggregate inside it binds its own variable
         name = self.w.temp("x")
         inner = CodeWriter(self.module, name, ", ".join(["rt", "I"] + [f"v{s}" for s in slots]))
         text = Expressions(self.c, inner, keys=self.keys).expr(e, True, 0)  # charged through the budget: no local counter there

@@ -156,6 +156,17 @@ def locals_in(expr: Any) -> set[int]:
     return {node.slot for node in ir.walk(expr) if type(node) is ir.Local}
 
 
+def free_locals_in(expr: Any) -> set[int]:
+    """The slots an expression reads that it does not bind: an aggregate's own variable, bound inside its element and
+    condition, is not among them (a function written for the expression takes these as its arguments)."""
+    if type(expr) is ir.Local:
+        return {expr.slot}
+    if type(expr) is ir.Aggregate:
+        inner = set().union(*(free_locals_in(part) for part in (expr.element, expr.condition) if part is not None))
+        return free_locals_in(expr.collection) | (inner - {expr.slot})
+    return set().union(*(free_locals_in(child) for child in ir.sub_expressions(expr)))
+
+
 def outcome_key_slots(block: ir.Block, direct: Callable[[ir.CallProcedure], bool]) -> dict[int, str]:
     """Slots that may hold a resolved procedure's outcome key instead of its outcome value: slot -> procedure.
 

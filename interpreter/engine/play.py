@@ -21,7 +21,7 @@ from ..limits import CALL_WORK, STATEMENT_WORK, Budget
 from .calls import direct_call_values
 from .expressions import Expressions
 from .facts import MAX_INLINE_IFS
-from .playwork import constant_lookup
+from .playwork import constant_lookup, pull_walks
 from .visitor import NodeVisitor
 from .writer import CodeWriter
 
@@ -113,14 +113,20 @@ class PlayWriter(NodeVisitor):
 
     def condition(self, condition: Any) -> str:
         """A condition's source: in a play whose condition reads record fields, a local assigned it in two forms
-        first (Expressions.assign), so that the fast form's try holds no statement of the branch."""
+        first (Expressions.assign), so that the fast form's try holds no statement of the branch; in a play function,
+        its aggregates evaluated before anything that may fail walked first (playwork.pull_walks: a require's, an
+        if's first condition, a while's each round; an elif's is written in its header and keeps them)."""
         e = self.expressions
-        slow, fast = e(condition), e.fast_form(condition)
-        if fast is None:
-            return slow
-        held = self.w.temp("cf")
-        e.write_forms(held, fast, slow)
-        return held
+        pull_walks(e, [condition])  # written where the condition is evaluated: its aggregates walked first by loops
+        try:
+            slow, fast = e(condition), e.fast_form(condition)
+            if fast is None:
+                return slow
+            held = self.w.temp("cf")
+            e.write_forms(held, fast, slow)
+            return held
+        finally:
+            e.pulled.clear()
 
     def visit_Note(self, s: ir.Note, loops: int) -> bool:
         return False
@@ -158,7 +164,12 @@ class PlayWriter(NodeVisitor):
 
     def visit_Outcome(self, s: ir.Outcome, loops: int) -> bool:
         w = self.w
-        key = self.c.outcome_key(s, self.expressions)
+        # in a play function, the fields' aggregates evaluated before anything that may fail walked first by loops
+        pull_walks(self.expressions, [value for _, value in s.fields])
+        try:
+            key = self.c.outcome_key(s, self.expressions)
+        finally:
+            self.expressions.pulled.clear()
         if self.mode == "play":
             if self.expressions.local_charges:  # the key's values charged before what is left is spent
                 held = w.temp("ok")

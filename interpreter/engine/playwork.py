@@ -31,14 +31,17 @@ WALK_FINISH = {
     "count": ("0", "{result} += 1"),
     "any": ("False", "if {element}: {result} = True"),
     "all": ("True", "if not {element}: {result} = False"),
+    # added up as it goes (Python's ints), the total then tested against the integer bounds as checked_sum tests it
+    "sum": ("0", "{result} += {element}"),
     "list": ("[]", "{result}.append({element})"),  # then checked as the comprehension's tuple is (checked_locally)
     # the key, the item's place and the item, as the comprehension gave them to the finish (functions._finish_sort)
     "sort": ("[]", "{result}.append(({element}, {var}_n, {var}))"),
     "sort_desc": ("[]", "{result}.append(({element}, {var}_n, {var}))"),
 }
 
-# What an inner loop (_inner_walk) does for an item whose condition holds: its result's start and update.
-INNER_FINISH = {name: WALK_FINISH[name] for name in ("count", "any", "all")}
+# What an inner loop (_inner_walk) does for an item whose condition holds: its result's start and update (a list
+# then checked and charged as the comprehension's is).
+INNER_FINISH = {name: WALK_FINISH[name] for name in ("count", "any", "all", "list")}
 
 # The update of an ``any``/``all`` that stops at its first decisive item (stops_early): no later item can fail.
 STOPPING_UPDATE = {"any": "if {element}: {result} = True; break", "all": "if not {element}: {result} = False; break"}
@@ -84,7 +87,7 @@ def checked_locally(x: Expressions, made: str, pos: str, walked: str, plain: boo
             f" else {x.budget()}.check_value({t}, {pos}{extra}))")
 
 
-def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
+def walk_assigned(x: Expressions, target: str, e: Any, first: bool = False) -> bool:
     """In a play function (``x``), ``target = count/any/all/list/sort(... for item in items ...)`` over a list that exists (a
     variable or an input, or its positions) written as a loop rather than a list made and finished (a comprehension is
     a function called, about 0.2 µs, and a play makes hundreds of these): every item's condition and element
@@ -96,25 +99,28 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     if x.work_local is None or x.aggregate_depth or type(e) is not ir.Aggregate or e.function.name not in WALK_FINISH:
         return False
     walks = x.positions_walked(e)
-    if walks is None and type(e.collection) not in (ir.Local, ir.InputRef, ir.Range):
+    if not walkable(x, e):
         return False
     slow = x(e)
+    slow_pos = x.local_pos  # where the expression's last charge points (a sum's statement reports a breach there too)
     x.fast_fields, x.fast_reads = True, 0
     if walks is not None:
         x.positions_of[e.slot] = walks
-    x.aggregate_depth += 1
     w, result = x.w, x.w.temp("wr")
     body = _Lines()
     try:
-        collection, walked, _ = x.walked_collection(e, walks, 0, True)
+        # any other list a sum walks is held and charged before the walk, as the expression charges it (depth 0)
+        collection, walked, before = x.walked_collection(e, walks, 0, True)
+        x.aggregate_depth += 1
         if walks is not None:  # the positions' count read once, for the range and the charge (it cannot change here)
             length = w.temp("ln")
             collection, walked = f"range(1, {length} + 1)", f"2 * {length}"
-        start, update = WALK_FINISH[e.function.name]
-        update = STOPPING_UPDATE[e.function.name] if stops_early(e) else update
+        start = WALK_FINISH[e.function.name][0]
         keyed = e.function.keyed
         header = f"for v{e.slot}_n, v{e.slot} in enumerate({collection}):" if keyed else f"for v{e.slot} in {collection}:"
-        _loop(body, header, e, update, result, lambda node: _walked_value(x, body, node))
+        # a sum of inner counts adds each counted item to its total in the inner loop: no count of its own
+        into = result if _sums_counts(e) else None
+        _loop(body, header, e, _update(e, into), result, lambda node: _walked_value(x, body, node, into if node is e.element else None))
     finally:
         x.fast_fields = False
         x.positions_of.pop(e.slot, None)
@@ -122,23 +128,39 @@ def walk_assigned(x: Expressions, target: str, e: Any) -> bool:
     if walks is not None:
         w.line(f"{length} = {walked_length(walks)}")
     with w.block("try:") if x.fast_reads else _nothing():
-        if keyed:
-            # the walk charged before it, as the aggregate's expression charges it (an inner walk checks the counter
-            # in place: the same units before it as there)
-            _charge_walk(x, walked, e)
+        # the walk charged before it, as the aggregate's expression charges it (an inner walk checks the counter in
+        # place: the same units before it as there); a statement's own count/any/all after it, unless walked first
+        early = _charged_first(e, first)
+        if early:
+            w.line(before) if before else _charge_walk(x, walked, e)
         w.line(f"{result} = {start}")
         body.emit(w)
-        if e.function.name == "list":
-            w.line(f"{target} = {checked_locally(x, f'tuple_({result})', x.pos(e), walked, x.plain_list(e))}")
-        elif keyed:
-            w.line(f"{target} = {x.module.ref(e.function.finish, 'ag')}(rt, {x.pos(e)}, {result})")
-        else:
-            _charge_walk(x, walked, e)
-            w.line(f"{target} = {result}")
+        _finished(x, target, e, result, walked, slow_pos if early else None)
+        if first:  # walked before its statement: a breach at the statement's check named as the expression named it
+            x.local_pos = slow_pos
     if x.fast_reads:
         with w.block("except FMISS:"):
             w.line(f"{target} = {slow}")
     return True
+
+
+def _charged_first(e: ir.Aggregate, first: bool) -> bool:
+    """Whether a statement's walk of ``e`` charges its list before the loop: a sort's (keyed), a sum's, and, walked
+    before its statement (``first``: walk_pulled), a count's, any's or all's, as their expressions charge them."""
+    return e.function.keyed or e.function.name == "sum" or (first and e.function.name in ("count", "any", "all"))
+
+
+def _sums_counts(e: ir.Aggregate) -> bool:
+    """Whether ``e`` is ``sum(count(...) for ...)`` (each count's items added to the sum's total: walk_assigned)."""
+    return e.function.name == "sum" and type(e.element) is ir.Aggregate and e.element.function.name == "count"
+
+
+def _update(e: ir.Aggregate, into: str | None) -> str:
+    """A statement's walk's update of its result for an item whose condition holds (none when its element adds to
+    the result itself, ``into``); an ``any``/``all`` that may stop early (stops_early) breaks at its first decisive item."""
+    if into is not None:
+        return ""
+    return STOPPING_UPDATE[e.function.name] if stops_early(e) else WALK_FINISH[e.function.name][1]
 
 
 def _loop(body: _Lines, header: str, e: ir.Aggregate, update: str, result: str, value: Callable[[Any], str]) -> None:
@@ -148,7 +170,140 @@ def _loop(body: _Lines, header: str, e: ir.Aggregate, update: str, result: str, 
         condition = value(e.condition) if e.condition is not None else None
         with body.block(f"if {condition}:") if condition is not None else _nothing():
             element = value(e.element) if e.function.evaluates_element else ""
-            body.line(update.format(result=result, element=element, var=f"v{e.slot}"))
+            if update:
+                body.line(update.format(result=result, element=element, var=f"v{e.slot}"))
+
+
+def walkable(x: Expressions, e: ir.Aggregate) -> bool:
+    """Whether walk_assigned writes aggregate ``e`` as a loop: a finish it knows, over a list that exists (a variable or
+    an input, or its positions) or a range; a sum over any list (held in a local and charged before the walk)."""
+    return e.function.name in WALK_FINISH and (
+        e.function.name == "sum" or x.positions_walked(e) is not None or type(e.collection) in (ir.Local, ir.InputRef, ir.Range))
+
+
+def walk_pulled(x: Expressions, target: str, value: Any) -> bool:
+    """In a play function, ``target = value`` where ``value`` holds aggregates evaluated before anything in it that
+    may fail or charge (:func:`first_walks`: ``sum(...) - sum(...)``, columns_act's losses): each walked first by a
+    loop of its own (walk_assigned) into a local, in the order the expression evaluates them, then the statement
+    written with those locals (Expressions.pulled).  The same values, errors and charges in the same order as the
+    expression's: nothing evaluated before an aggregate could fail or charge, and each is evaluated whenever the
+    value is.  False, writing nothing, when there is none."""
+    if not pull_walks(x, [value]):
+        return False
+    try:
+        x.assign_forms(target, value)
+    finally:
+        x.pulled.clear()
+    return True
+
+
+def pull_walks(x: Expressions, values: list[Any]) -> bool:
+    """The aggregates :func:`first_walks` finds in ``values`` (evaluated one after the other: a statement's value, an
+    outcome's fields) walked into locals, each by a loop of its own, and noted in ``x.pulled`` for the expression
+    written after them (its writer clears it); False, writing nothing, where there is none, or outside a play
+    function."""
+    if x.work_local is None or x.aggregate_depth:
+        return False
+    found: list[ir.Aggregate] = []
+    all(first_walks(x, value, found) for value in values)
+    nodes = [id(node) for node in ir.walk(*values)]
+    if any(nodes.count(id(e)) > 1 for e in found):
+        return False  # one node met twice would be read from its local the second time, uncharged: none walked first
+    for e in found:
+        held = x.w.temp("pw")
+        walk_assigned(x, held, e, first=True)  # charged as the expression charged it: before the walk
+        # a sum of counts is at least 0, and its loop tested it against HI (_sum_checked)
+        x.pulled[id(e)] = (held, e.function.name == "sum" and counts(e.element))
+    return bool(found)
+
+
+# How deep first_walks looks for aggregates: well above Expressions' outlining depth (MAX_EXPRESSION_DEPTH levels of
+# source, one or two a level), so that no walked aggregate sits in an outlined part, which would evaluate it again.
+FIRST_WALKS_DEPTH = 8
+
+
+def first_walks(x: Expressions, e: Any, found: list[ir.Aggregate], depth: int = 0) -> bool:
+    """Gather into ``found``, in evaluation order, the aggregates of ``e`` (walkable) that are evaluated whenever ``e``
+    is and after nothing that may fail or charge (facts.cannot_fail): through arithmetic, comparisons, ``not``, a
+    list's items, the left of ``and``/``or`` and an ``if``'s condition (what follows those depends on their values).
+    True when evaluating ``e`` cannot fail once they are walked (a later value may be gathered too)."""
+    kind = type(e)
+    if depth > FIRST_WALKS_DEPTH:
+        return False
+    depth += 1
+    if kind is ir.Aggregate:
+        if walkable(x, e):
+            found.append(e)
+            return True
+        return False
+    if kind in (ir.Arithmetic, ir.Comparison):
+        # a comparison of equality cannot fail; arithmetic may leave the integer bounds
+        return first_walks(x, e.left, found, depth) and first_walks(x, e.right, found, depth) and kind is ir.Comparison and e.op in ("==", "!=")
+    if kind is ir.Logical:
+        first_walks(x, e.left, found, depth)
+        return False
+    if kind is ir.Not:
+        return first_walks(x, e.operand, found, depth)
+    if kind is ir.Conditional:
+        first_walks(x, e.condition, found, depth)
+        return False
+    if kind is ir.ListOf:
+        all(first_walks(x, item, found, depth) for item in e.items)
+        return False  # the list is checked and charged
+    return cannot_fail(e)
+
+
+def unsigned_difference(x: Expressions, e: ir.Arithmetic) -> bool:
+    """Whether ``e`` is ``a - b`` of two sums of counts walked before the statement (walk_pulled): each in 0 .. HI, so
+    the difference is in -HI .. HI, inside the integer bounds (they are symmetric: Limits.derived)."""
+    if e.op != "-" or not x.pulled:
+        return False
+    left, right = x.pulled.get(id(e.left)), x.pulled.get(id(e.right))
+    return left is not None and right is not None and left[1] and right[1]
+
+
+def plain_list(x: Expressions, e: ir.Aggregate) -> bool:
+    """Whether ``list(...)`` makes plain values, sized by its length (Budget.check_flat): a range's, a play's positions."""
+    ranged = isinstance(e.collection, ir.Range) and type(e.element) is ir.Local and e.element.slot == e.slot
+    return ranged or (x.keys is not None and x.c.positions.positive(e.element))
+
+
+def walked_first(before: str, value: str) -> str:
+    """``value`` after ``before`` (a walked collection charged first: see Expressions.walked_collection), if there is one."""
+    return f"({value} if {before} else None)" if before else value
+
+
+def _finished(x: Expressions, target: str, e: ir.Aggregate, result: str, walked: str, slow_pos: str | None) -> None:
+    """``target`` set from a walk's ``result`` by its finish (see walk_assigned); ``slow_pos``: the walk was charged
+    before it, and a breach at the statement's check is reported where the expression's last charge points."""
+    w = x.w
+    if e.function.name == "list":
+        w.line(f"{target} = {checked_locally(x, f'tuple_({result})', x.pos(e), walked, plain_list(x, e))}")
+    elif e.function.keyed:
+        w.line(f"{target} = {x.module.ref(e.function.finish, 'ag')}(rt, {x.pos(e)}, {result})")
+    elif e.function.name == "sum":
+        x.local_pos = slow_pos or x.local_pos
+        w.line(f"{target} = {_sum_checked(x, e, result)}")
+    else:
+        if slow_pos is None:
+            _charge_walk(x, walked, e)
+        else:
+            x.local_pos = slow_pos
+        w.line(f"{target} = {result}")
+
+
+def _sum_checked(x: Expressions, e: ir.Aggregate, total: str) -> str:
+    """The total of a sum's walk inside the integer bounds, or its finish (functions.checked_sum) given the total alone,
+    which refuses it as it refuses the list.  A sum of counts is at least 0: only the upper bound is tested."""
+    finish, high = x.module.ref(e.function.finish, "ag"), x.w.need("HI", "rt.int_high")
+    if not counts(e.element):
+        return f"({total} if {x.w.need('LO', 'rt.int_low')} <= {total} <= {high} else {finish}(rt, {x.pos(e)}, ({total},)))"
+    return f"({total} if {total} <= {high} else {finish}(rt, {x.pos(e)}, ({total},)))"
+
+
+def counts(e: Any) -> bool:
+    """Whether ``e`` is a count (``count(xs)`` or ``count(x for x in xs ...)``): an int at least 0."""
+    return type(e) in (ir.Aggregate, ir.CallFunction) and e.function.name == "count"
 
 
 def _charge_walk(x: Expressions, walked: str, e: ir.Aggregate) -> None:
@@ -184,16 +339,16 @@ class _Lines:
             w.indent -= indent
 
 
-def _walked_value(x: Expressions, body: _Lines, node: Any) -> str:
+def _walked_value(x: Expressions, body: _Lines, node: Any, into: str | None = None) -> str:
     """The source of a walk's condition or element, ``node``; a ``count``/``any``/``all`` over a list written as an
-    inner loop first (:func:`_inner_walk`), its result held in a local."""
+    inner loop first (:func:`_inner_walk`), its result held in a local (or, ``into``, added to a sum's total)."""
     if type(node) is ir.Aggregate and node.function.name in INNER_FINISH:
-        return _inner_walk(x, body, node)
+        return _inner_walk(x, body, node, into)
     return x.expr(node, True, 1)
 
 
-def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
-    """``count/any/all(... for item in items ...)`` inside a walk's loop (``list(j for j in js if any(afloat(s) for s
+def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate, into: str | None = None) -> str:
+    """``count/any/all/list(... for item in items ...)`` inside a walk's loop (``list(j for j in js if any(afloat(s) for s
     in ships[j]))``, about 1,000 items a play of fifteen_a_side) as a loop of its own: no list made and finished.
     Every item is evaluated, as the evaluator's list evaluates them (an item after a true one may still raise); the
     walk is charged to the local counter before it, checked in place, as the aggregate's expression charges it
@@ -204,18 +359,24 @@ def _inner_walk(x: Expressions, body: _Lines, e: ir.Aggregate) -> str:
     x.aggregate_depth += 1
     try:
         collection, walked, before = x.walked_collection(e, walks, 1, True)
+        listed = e.function.name == "list"  # its walk charged with the list made, after the loop, as there
         if before:
             body.line(before)
-        elif walked:
+        elif walked and not listed:
             body.line(local_charge(x, walked, x.pos(e)))
         start, update = INNER_FINISH[e.function.name]
         update = STOPPING_UPDATE[e.function.name] if stops_early(e) else update
-        result = x.w.temp("wi")
-        body.line(f"{result} = {start}")
+        if into is not None:  # a count added to the total of the sum walking it (walk_assigned)
+            result = into
+        else:
+            result = x.w.temp("wi")
+            body.line(f"{result} = {start}")
         _loop(body, f"for v{e.slot} in {collection}:", e, update, result, lambda node: x.expr(node, True, 2))
     finally:
         x.positions_of.pop(e.slot, None)
         x.aggregate_depth -= 1
+    if listed:  # checked in place, as the outer walk's item (Expressions.visit_Aggregate at that depth)
+        return checked_locally(x, f"tuple_({result})", x.pos(e), walked, plain_list(x, e))
     return result
 
 
