@@ -64,6 +64,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from .resources import data_dir
+
 # The SHA-256 built into CPython, and a comparison that takes as long wherever two MACs differ: `hashlib`
 # (which `hmac` imports) would load OpenSSL first, 3 ms or more of every cold start (see _hmac_sha256).
 try:
@@ -113,16 +115,19 @@ def _private_folder(create: bool) -> Path | None:
 
 
 def _code_fingerprint() -> str:
-    """Python's version, and the sizes and modification times of wartable's own source files (an upgrade rewrites them)."""
+    """Python's version, and the sizes and modification times of wartable's own source files, its engine's and the JSON
+    Schemas it validates with (an upgrade rewrites them; an edited schema alone left a ruleset it now refuses cached
+    as checked)."""
     here = Path(__file__).resolve().parent
     parts = [str(FORMAT), sys.version]
-    try:
-        for entry in sorted(os.scandir(here), key=lambda e: e.name):
-            if entry.name.endswith((".py", ".lark")):
-                info = entry.stat()
-                parts.append(f"{entry.name}:{info.st_size}:{info.st_mtime_ns}")
-    except OSError:
-        parts.append("unreadable")
+    for folder, suffixes in ((here, (".py", ".lark")), (here / "engine", (".py",)), (data_dir("schemas"), (".json",))):
+        try:
+            for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+                if entry.name.endswith(suffixes):
+                    info = entry.stat()
+                    parts.append(f"{folder.name}/{entry.name}:{info.st_size}:{info.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{folder.name}: unreadable")
     return "\n".join(parts)
 
 

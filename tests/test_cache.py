@@ -487,3 +487,21 @@ def test_a_key_file_not_ours_alone_turns_the_cache_off(tmp_path, cache_dir, how)
     load_ruleset(path)
     assert not entry.exists()
     assert key.is_symlink() == (how == "symbolic link")
+
+
+def test_an_edited_schema_or_engine_module_makes_every_entry_a_miss(tmp_path, cache_dir, monkeypatch):
+    """The entries are keyed by wartable's own files: its modules, its engine's and the JSON Schemas.  Before, only
+    the top-level modules counted: a schema edited to refuse a ruleset still served the ruleset as checked."""
+    schemas = tmp_path / "schemas"
+    schemas.mkdir()
+    (schemas / "ruleset.schema.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(cache, "data_dir", lambda kind: schemas)
+    path = _ruleset(tmp_path)
+    load_ruleset(path)
+    assert _entry(path).is_file()  # stored under today's files
+    (schemas / "ruleset.schema.json").write_text('{"type": "object"}', encoding="utf-8")  # another size
+    assert not _entry(path).is_file()  # the same ruleset's key now names another entry: a miss
+    load_ruleset(path)
+    assert _entry(path).is_file()
+    # the engine's modules are counted too: their names appear in what the key is made from
+    assert "engine/play.py:" in cache._code_fingerprint() and "schemas/ruleset.schema.json:" in cache._code_fingerprint()
