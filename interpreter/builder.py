@@ -74,6 +74,19 @@ _PRINTED_ODDS = re.compile(r"([0-9]+)\s*(?:-|–|—)\s*([0-9]+)\s*([+-]?)")
 _NAMES_ODDS = re.compile(r"[0-9]+\s*(?::|-|–|—)\s*[0-9]+")
 
 
+# The keys of a type spec that narrow its kind (besides type, default and description), by the kinds that read them, and
+# what to write instead where a kind would ignore one (Builder._refuse_ignored_keys).
+_SPEC_KEYS: dict[str, tuple[str, ...]] = {
+    "int": ("min", "max"), "bool": (), "str": (), "enum": ("values",), "list": ("of", "max_items", "min_items", "order"),
+}
+_BOUNDS_HINT = "min and max bound an int ({type: int, min: 1, max: 6})"
+_LIST_HINT = "of, max_items, min_items and order describe a list ({type: list, of: ship, max_items: 5})"
+_NARROWING_KEYS = {
+    "min": _BOUNDS_HINT, "max": _BOUNDS_HINT, "values": "an enumeration lists its values ({type: enum, values: [fit, damaged]})",
+    "of": _LIST_HINT, "max_items": _LIST_HINT, "min_items": _LIST_HINT, "order": _LIST_HINT,
+}
+
+
 @dataclass(frozen=True)
 class Located:
     """A section entry and the file it came from."""
@@ -342,6 +355,7 @@ class Builder:
         """The type a spec declares; a list of lists is unwrapped in a loop, not by recursion."""
         list_specs = []
         while isinstance(spec, dict) and spec.get("type") == "list":
+            self._refuse_ignored_keys(spec, "list", doc, path)
             list_specs.append(spec)
             spec, path = spec["of"], path + ("of",)
         element = self._element_type(spec, doc, path)
@@ -353,6 +367,7 @@ class Builder:
         if isinstance(spec, str):
             spec = {"type": spec}
         kind = spec["type"]
+        self._refuse_ignored_keys(spec, kind, doc, path)
         if kind == "int":
             low, high = spec.get("min"), spec.get("max")
             if low is not None and high is not None and low > high:
@@ -369,14 +384,27 @@ class Builder:
                 self.error(doc, path + ("values",), f"enum value '{duplicates[0]}' is listed twice")
             return StrType(tuple(values))
         if kind in self.records:
-            beside = [key for key in ("min", "max", "values") if key in spec]
-            if beside:  # they would narrow nothing: the named type is used as declared
-                self.error(doc, path + (beside[0],), f"'{beside[0]}' beside the named type '{kind}' would be ignored: "
-                                                     f"declare a type of its own under types: (or write the {kind} spec out here)")
             return self.records[kind]
         known = _listing(["int", "bool", "str", "enum", "list"] + sorted(self.records))
         self.error(doc, path + ("type",) if isinstance(doc.data, dict) else path, f"unknown type '{kind}' (types: {known})")
         return ANY
+
+    def _refuse_ignored_keys(self, spec: dict, kind: str, doc: LoadedYaml, path: tuple) -> None:
+        """An error at the first key of ``spec`` that its kind of type would ignore (``values`` on a str, ``min`` on a
+        list, any bound beside a named type): before, such a key passed ``check`` and narrowed nothing."""
+        allowed = _SPEC_KEYS.get(kind, ())
+        ignored = [key for key in _NARROWING_KEYS if key in spec and key not in allowed]
+        if not ignored:
+            return
+        key = ignored[0]
+        if kind not in _SPEC_KEYS:  # a named type is used as declared
+            self.error(doc, path + (key,), f"'{key}' beside the named type '{kind}' would be ignored: "
+                                           f"declare a type of its own under types: (or write the {kind} spec out here)")
+        elif kind == "list" and key in ("min", "max"):
+            self.error(doc, path + (key,), f"'{key}' on a list would be ignored: its {'fewest' if key == 'min' else 'most'} "
+                                           f"items are {key}_items ({{type: list, of: ship, {key}_items: 1}})")
+        else:
+            self.error(doc, path + (key,), f"'{key}' on a {kind} would be ignored: {_NARROWING_KEYS[key]}")
 
     def _coerce_at(self, value: Any, expected: Type, doc: LoadedYaml, path: tuple, what: str) -> Any:
         try:

@@ -50,7 +50,7 @@ else
   outcome miss
 end
 """
-SHOOT_INPUTS = '{kind: {type: str, values: [a, b]}, bonus: {type: int, default: 0}, scale: {type: int, default: 1}}'
+SHOOT_INPUTS = '{kind: {type: enum, values: [a, b]}, bonus: {type: int, default: 0}, scale: {type: int, default: 1}}'
 
 
 def ruleset_of(make_ruleset, shoot: str = SHOOT, caller: str = CALLER, title: str = "test procedure"):
@@ -233,7 +233,7 @@ def test_strings_that_look_like_the_renamed_locals_are_left_alone(make_ruleset, 
     # locals renamed in place (v1, i0, w, u, depth): only code is renamed, so both forms and the evaluator agree
     body = ('let d = 1d6\nrequire d < 7 or kind == "w", "v1 \'i0\' \\"w\\" u \\\\ depth"\n'
             'if kind == "v1" and d > 3 then\n  outcome hit(by = d)\nend\noutcome miss\n')
-    inputs = '{kind: {type: str, values: [v1, w, depth]}, bonus: {type: int, default: 0}}'
+    inputs = '{kind: {type: enum, values: [v1, w, depth]}, bonus: {type: int, default: 0}}'
     kinds = '{n: {type: int, default: 3}, kinds: {type: list, of: str, default: [v1, w, depth]}}'
     procedures = {"shoot": procedure(body, inputs=inputs)}
     inlined = make_ruleset({"p": procedure(CALLER, inputs=kinds), **procedures})
