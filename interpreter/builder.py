@@ -392,6 +392,8 @@ class Builder:
     def _refuse_ignored_keys(self, spec: dict, kind: str, doc: LoadedYaml, path: tuple) -> None:
         """An error at the first key of ``spec`` that its kind of type would ignore (``values`` on a str, ``min`` on a
         list, any bound beside a named type): before, such a key passed ``check`` and narrowed nothing."""
+        if kind not in _SPEC_KEYS and kind not in self.records:
+            return  # an unknown type: that is the error (_element_type), not its keys
         allowed = _SPEC_KEYS.get(kind, ())
         ignored = [key for key in _NARROWING_KEYS if key in spec and key not in allowed]
         if not ignored:
