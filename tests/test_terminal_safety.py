@@ -215,6 +215,19 @@ def _strings(value):
             yield from _strings(item)
 
 
+def test_the_aid_written_to_a_file_is_printable_too(folder, tmp_path):
+    """`aid -o FILE` writes its ruleset strings escaped as the printed page shows them, not raw (a `cat` of the
+    file, or a CI step showing it, meets no control sequence; a browser no text reordered by U+202E).  Before, only
+    the copy printed to stdout went through the output guard and the file held the raw ESC, BEL and C1 CSI."""
+    target = tmp_path / "aid.html"
+    code, _, err = run(["aid", "h.yaml", "-o", str(target)], folder)
+    assert code == 0, err
+    page = target.read_text(encoding="utf-8")
+    assert_terminal_safe(page)
+    # the aid's title "Aid \e[2J" and its row label "zero \e[2J" (HOSTILE's aids:), shown escaped as on stdout
+    assert "Aid " + ESC_SHOWN in page and "zero " + ESC_SHOWN in page
+
+
 def test_the_caret_echo_of_a_raw_escape_lines_up(folder):
     code, _, err = run(["list", "raw_esc.yaml"], folder)
     # YAML refuses the raw ESC at line 3, column 11 (`title: "a ` is 10 characters)
