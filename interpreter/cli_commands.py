@@ -614,6 +614,8 @@ def aid_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
 
     ruleset = load(args.ruleset, command_line, args)
     if args.output:
+        if "\0" in args.output:  # refused before the page is computed (open() would raise ValueError after it)
+            raise command_line.error(_output_index(args.output, command_line), f"cannot write {shorten(args.output)}: the name contains a NUL byte")
         _refuse_to_overwrite_input(args, command_line)
     page, summary = player_aid(ruleset, limits=limits_of(args, command_line), card=args.card)
     if args.output:
