@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from . import results
+from .errors import printable
 from .rulebook import Step, steps
 from .svg_plot import bar_chart, colour, percent
 from .values import to_plain
@@ -33,8 +34,10 @@ CARD_RULE_CHARACTERS = 80
 
 
 def e(value: Any) -> str:
-    """Every string from a ruleset goes through here (quotes too: it may sit in an attribute)."""
-    return html.escape(str(value), quote=True)
+    """Every string from a ruleset goes through here (quotes too: it may sit in an attribute), its control
+    characters, separators and bidirectional overrides shown escaped (``errors.printable``): the page is the same
+    written to a file with ``-o`` as printed, and a browser shows no text reordered by a U+202E."""
+    return html.escape(printable(str(value), newlines=True), quote=True)
 
 
 def constant_value(heat: HeatMap) -> Fraction | None:

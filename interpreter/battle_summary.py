@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import results
-from .summaries import OUTCOME, numeric
+from .summaries import OUTCOME, counted_moments, numeric
 from .values import to_plain
 
 # Values listed for one text field before the rest are summed into one line: a field with
@@ -102,8 +102,11 @@ def _number(field: str, weighted: Sequence[tuple[Any, Any]], weights: _Weights) 
     carried = sum((weight for _, weight in pairs), weights.zero)
     if not pairs or not carried:
         return None
-    mean = sum((Fraction(value) * weight for value, weight in pairs), Fraction(0)) / carried
-    squares = sum((Fraction(value - mean) ** 2 * weight for value, weight in pairs), Fraction(0))
+    if weights.exact:
+        mean = sum((Fraction(value) * weight for value, weight in pairs), Fraction(0)) / carried
+        squares = sum((Fraction(value - mean) ** 2 * weight for value, weight in pairs), Fraction(0))
+    else:  # counts of plays: in integers (a sample may hold a million distinct outcomes)
+        _, mean, squares = counted_moments(pairs)
     low, high = min(v for v, _ in pairs), max(v for v, _ in pairs)
     entry: dict[str, Any] = {"field": field, "min": low, "max": high}
     if weights.exact:

@@ -84,6 +84,10 @@ FORMAT = 3  # bump when what an entry holds changes
 MAX_ENTRIES = 64
 _SUFFIX = ".ruleset-cache"
 _KEY_NAME = "entries.key"
+# How the key and an entry are opened: never through a symbolic link, and without waiting: a named pipe in their
+# place (an unpacked archive can hold one) is opened at once and refused by the file-type check, where a plain
+# open would wait for a writer forever, and every command with it.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _KEY_BYTES = 32
 _MAC_BYTES = 32
 
@@ -191,7 +195,7 @@ def _key(where: Path, create: bool) -> bytes | None:
 def _read_key(path: Path) -> bytes | None:
     """The key in ``path``, bound to the file's identity; FileNotFoundError when there is none yet."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        descriptor = os.open(path, _OPEN_FLAGS)
     except FileNotFoundError:
         raise
     except OSError:  # a symbolic link (ELOOP), no permission: not a key we can trust
@@ -252,7 +256,7 @@ def lookup(key: Iterable[Any], limits, leads_to: Callable[[str, str, str], str |
         return None
     path = _entry_path(where, key)
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        descriptor = os.open(path, _OPEN_FLAGS)
     except OSError:
         return None
     try:

@@ -835,7 +835,7 @@ class Checker:
                 self.error(expr.pos, f"unknown procedure '{expr.procedure}'{_did_you_mean(expr.procedure, self.ruleset.procedures)}")
             return _invalid(expr), ANY
         if context.hoist is None:
-            self.error(expr.pos, f"a procedure cannot be resolved here: {context.no_dice_reason.replace('roll', 'resolve it')}")
+            self.error(expr.pos, f"a procedure cannot be resolved here: {context.no_resolve_reason()}")
             return _invalid(expr), ANY
         args = []
         given = set()

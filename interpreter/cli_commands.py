@@ -113,9 +113,8 @@ def _check_one(name: str, command_line: CommandLine, args: argparse.Namespace) -
 
 def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: TextIO, stderr: TextIO) -> int:
     from . import results
-    from .examples import run_example
     from .limits import Budget
-    from .render import text_diagnostic, text_example, text_test_summary
+    from .render import text_test_summary
     from .reporters import Timings, github_test, junit_test
     from .resources import bundled_names
 
@@ -125,21 +124,7 @@ def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     # every ruleset loaded first: the timeout, one for all the examples (see examples.py), is for
     # running them, not for reading files (loading has budgets of its own)
     rulesets, load_failures, loading, failure_seconds = _load_for_test(names, command_line, args, reported=output in ("junit", "github"))
-    budget = Budget(limits)
-    examples, example_seconds = [], []
-    for ruleset in rulesets:
-        for example in ruleset.examples:  # one at a time: what ran is printed if the time runs out
-            started = time.perf_counter()
-            result = run_example(ruleset, example, budget=budget)
-            example_seconds.append(time.perf_counter() - started)
-            entry = results.example_result(ruleset.model, result)
-            if result.warnings:  # odds that leave truncated mass: the example passes, and says so
-                entry["warnings"] = [results.diagnostic(d, "warning") for d in result.warnings]
-            examples.append(entry)
-            if output == "text":
-                print(text_example(entry), file=stdout)
-                for problem in entry["problems"] + entry.get("warnings", []):
-                    print(text_diagnostic(problem), file=stderr)
+    examples, example_seconds = _run_test_examples(rulesets, Budget(limits), output, stdout, stderr)
     document = results.test_report(examples, load_failures)
     if output == "text":
         print(text_test_summary(document), file=stdout)
@@ -150,6 +135,40 @@ def test_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     else:
         print(junit_test(document, Timings(tuple(failure_seconds + example_seconds), loading)), file=stdout)
     return 0 if document["ok"] else 1
+
+
+def _run_test_examples(rulesets: list[CompiledRuleset], budget: Any, output: str, stdout: TextIO, stderr: TextIO) -> tuple[list[dict], list[float]]:
+    """Every example's result entry and seconds, one at a time (what ran is printed if the time runs out).  The
+    command's timeout stops them at the example it reached: an error after the results before it, except under
+    ``--format junit|github``, whose report for CI then ends with that example failing with it (an error there
+    left CI an empty report)."""
+    from . import results
+    from .examples import ExampleResult, run_example
+    from .limits import TimeoutExceeded
+    from .render import text_diagnostic, text_example
+
+    examples, example_seconds = [], []
+    for ruleset in rulesets:
+        for example in ruleset.examples:
+            started, stopped = time.perf_counter(), False
+            try:
+                result = run_example(ruleset, example, budget=budget)
+            except TimeoutExceeded as error:
+                if output not in ("junit", "github"):
+                    raise
+                result, stopped = ExampleResult(example, tuple(error.diagnostics)), True
+            example_seconds.append(time.perf_counter() - started)
+            entry = results.example_result(ruleset.model, result)
+            if result.warnings:  # odds that leave truncated mass: the example passes, and says so
+                entry["warnings"] = [results.diagnostic(d, "warning") for d in result.warnings]
+            examples.append(entry)
+            if output == "text":
+                print(text_example(entry), file=stdout)
+                for problem in entry["problems"] + entry.get("warnings", []):
+                    print(text_diagnostic(problem), file=stderr)
+            if stopped:
+                return examples, example_seconds
+    return examples, example_seconds
 
 
 def _load_for_test(
@@ -197,7 +216,13 @@ def show_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     if args.code is not None:
         from .engine import show_code
 
+        for flag, given in (("--json", args.json), ("--provenance", args.provenance)):
+            if given:  # refused, not ignored
+                raise command_line.error(_flag_index(command_line, flag), f"{flag}: --code prints the generated Python as it is; give one or the other")
         return show_code(ruleset, args.name, args.code, command_line, stdout)
+    if args.provenance and args.name not in ruleset.tables and (args.name in ruleset.modifiers or args.name in ruleset.procedures):
+        what = "a modifier list" if args.name in ruleset.modifiers else "a procedure"
+        raise command_line.error(_flag_index(command_line, "--provenance"), f"--provenance shows where a table's cells come from; '{args.name}' is {what}")
     if args.name in ruleset.tables:
         document, text = results.table_doc(ruleset.tables[args.name], provenance=args.provenance), text_table
     elif args.name in ruleset.modifiers:
@@ -212,6 +237,15 @@ def show_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     else:
         print(text(document), file=stdout)
     return 0
+
+
+def _flag_index(command_line: CommandLine, flag: str) -> int | None:
+    """Index of the last argument naming option ``flag``, whole or abbreviated as argparse takes it (``--prov``)."""
+    for index in range(len(command_line.argv) - 1, -1, -1):
+        arg = command_line.argv[index]
+        if arg.startswith("--") and len(arg) > 2 and flag.startswith(arg):
+            return index
+    return None
 
 
 @dataclass(frozen=True)
@@ -614,6 +648,8 @@ def aid_command(args: argparse.Namespace, command_line: CommandLine, stdout: Tex
 
     ruleset = load(args.ruleset, command_line, args)
     if args.output:
+        if "\0" in args.output:  # refused before the page is computed (open() would raise ValueError after it)
+            raise command_line.error(_output_index(args.output, command_line), f"cannot write {shorten(args.output)}: the name contains a NUL byte")
         _refuse_to_overwrite_input(args, command_line)
     page, summary = player_aid(ruleset, limits=limits_of(args, command_line), card=args.card)
     if args.output:

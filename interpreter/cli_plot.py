@@ -23,6 +23,8 @@ def check_plot_target(path: str, command_line: CommandLine, *, dimensions: int |
     index = command_line.find(path, "--plot")
     if not path.lower().endswith(".svg"):
         raise command_line.error(index, f"--plot writes an SVG picture: give a file name ending in .svg, not {_shown(path)}")
+    if "\0" in path:  # open() would raise ValueError, after the odds were computed
+        raise command_line.error(index, f"--plot: cannot write {_shown(path)}: the name contains a NUL byte")
     if what_if:
         raise command_line.error(index, "--plot draws one distribution: give --plot or --what-if, not both")
     if dimensions is not None and dimensions > MAX_PLOTTED_DIMENSIONS:

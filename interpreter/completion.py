@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -126,7 +127,25 @@ def complete(shell: str, line: str, shape: CommandLineShape, cwd: Path | None = 
     if shell == "bash":
         cut = max(read.current.rfind(ch) for ch in _BASH_BREAKS) + 1
         found = [word[cut:] for word in found]
-    return found
+    return [_as_typed(word, shell) for word in found if _can_be_typed(word)]
+
+
+def _can_be_typed(word: str) -> bool:
+    """Whether the shell can be handed ``word`` as it is: not a name holding a newline (the candidates are one a line)
+    or a character the output guard escapes (its ``\\x1b`` would name another file)."""
+    from .errors import printable
+
+    return "\n" not in word and printable(word) == word
+
+
+# What bash and zsh insert as they are: anything else in a candidate (a file name such as "$(touch x).yaml" or
+# "my game.yaml") is escaped with a backslash, as their own file completion does, so that Enter runs no command
+# substitution and passes one argument. fish escapes what it inserts itself.
+_UNQUOTED = re.compile(r"[^\w@%+=:,./~-]")
+
+
+def _as_typed(word: str, shell: str) -> str:
+    return word if shell == "fish" else _UNQUOTED.sub(lambda match: "\\" + match.group(), word)
 
 
 def _candidates(read: _Line, shape: CommandLineShape, cwd: Path) -> Iterable[str]:

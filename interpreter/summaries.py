@@ -146,15 +146,27 @@ def sample_means(sample: Any) -> dict[str, Mean]:
                 values.setdefault(name, []).append((value, count))
     result = {}
     for name, pairs in values.items():
-        k = sum(count for _, count in pairs)
-        mean = sum(Fraction(v) * c for v, c in pairs) / k
+        k, mean, squares = counted_moments(pairs)
         if k > 1:
-            variance = sum((v - mean) ** 2 * c for v, c in pairs) / (k - 1)
+            variance = squares / (k - 1)
             error = math.sqrt(variance / k)
         else:
             error = math.nan
         result[name] = Mean(name, float(mean), k / sample.trials, error)
     return result
+
+
+def counted_moments(pairs: list[tuple[int, int]]) -> tuple[int, Fraction, Fraction]:
+    """Over ``(value, count)`` pairs of whole numbers: the total count k, the mean, and the sum of the squared
+    differences from it, sum(c (v - mean)^2), exactly.  Worked out in integers (S1 = sum(c v), S2 = sum(c v^2):
+    the mean is S1/k and the squares (k S2 - S1^2)/k, the same fractions as summing Fractions pair by pair), so
+    that a sample of a million distinct outcomes is summarised in a second, not minutes past its timeout."""
+    k = s1 = s2 = 0
+    for value, count in pairs:
+        k += count
+        s1 += value * count
+        s2 += value * value * count
+    return k, Fraction(s1, k), Fraction(k * s2 - s1 * s1, k)
 
 
 # ---- spread and quantiles --------------------------------------------------------------

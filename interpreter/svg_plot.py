@@ -7,7 +7,7 @@ charts in its page.  Every chart is greyscale-safe: bars are dark grey on white,
 darken steadily with the value, and lines differ by dash pattern and marker shape, not colour alone.
 
 Every string comes from a ruleset or a command line, so it goes through :func:`svg_text`: control
-characters stripped, long strings cut, ``& < > " '`` escaped.
+characters and bidirectional overrides stripped, long strings cut, ``& < > " '`` escaped.
 """
 
 from __future__ import annotations
@@ -29,11 +29,14 @@ SCALE = ((255, 255, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 
 BAR_FILL = "#4d4d4d"
 # One line per series: dash patterns and marker shapes tell them apart in grey (colours help on screen).
 LINE_STYLES = (("", "#08306b"), ("6 3", "#b2182b"), ("2 3", "#1b7837"), ("8 3 2 3", "#762a83"), ("12 4", "#e08214"), ("1 2", "#4d4d4d"))
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# C0, DEL, C1, the line and paragraph separators, the bidirectional embeddings, overrides and isolates (a U+202E
+# in a label showed the rest of it, in the chart and in an aid's page, backwards), lone surrogates, non-characters
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
 
 
 def svg_text(value: object, limit: int = MAX_LABEL) -> str:
-    """A string as SVG text: controls (and lone surrogates) become spaces, long text is cut, XML is escaped."""
+    """A string as SVG text: controls, separators and bidirectional overrides (and lone surrogates) become spaces,
+    long text is cut, XML is escaped."""
     text = _CONTROL.sub(" ", str(value))
     if len(text) > limit:
         text = text[: limit - 1] + "…"

@@ -191,6 +191,8 @@ def parse_dimension(ruleset: CompiledRuleset, procedure: str, text: str) -> Dime
             message = option_problem(target_type, option)
             if message is not None:
                 raise SweepError(message, offset + start)
+            if option in raw:  # a row twice over: refused, as --by refuses a field named twice
+                raise SweepError(f"{option} is listed twice", offset + start + (len(part) - len(part.lstrip())))
             raw.append(option)
         return _dimension(written.strip(), name, path, raw, is_choice=True)
     match = _RANGE.fullmatch(values_text)
@@ -207,7 +209,7 @@ def parse_dimension(ruleset: CompiledRuleset, procedure: str, text: str) -> Dime
             except CoercionError as error:
                 raise SweepError(error.message, offset) from None
         return _dimension(written.strip(), name, path, values)
-    values = []
+    values, seen = [], set()
     for part, start in _split_values(values_text):
         try:
             if isinstance(target_type, (BoolType, IntType, StrType)):
@@ -217,6 +219,9 @@ def parse_dimension(ruleset: CompiledRuleset, procedure: str, text: str) -> Dime
             coerce(value, target_type, what)
         except CoercionError as error:
             raise SweepError(error.message, offset + start + (len(part) - len(part.lstrip()))) from None
+        if repr(to_plain(value)) in seen:  # the same row twice (as --by refuses a field named twice)
+            raise SweepError(f"{part.strip()} is listed twice", offset + start + (len(part) - len(part.lstrip())))
+        seen.add(repr(to_plain(value)))
         values.append(to_plain(value))
     return _dimension(written.strip(), name, path, values)
 

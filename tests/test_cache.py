@@ -222,6 +222,29 @@ def test_a_damaged_entry_is_a_miss(tmp_path, cache_dir):
     assert odds(load_ruleset(path), "p").probability("v", high=True) == pytest.approx(1 / 2)
 
 
+# How long a load is given before it counts as waiting forever (it takes well under a second): a guard
+# against a hang, not a timing.
+WAIT_SECONDS = 120
+
+
+@pytest.mark.parametrize("which", ["entry", "key"])
+def test_a_named_pipe_in_place_of_an_entry_or_the_key_is_a_miss_not_a_wait(tmp_path, cache_dir, which):
+    # A cache folder unpacked from an archive may hold a named pipe.  Opened plainly, it waits for a writer that
+    # never comes: every command hung.  Opened without waiting, it is refused as not a regular file: the entry is a
+    # miss (the ruleset loads from its file), the key turns the cache off.
+    path = _ruleset(tmp_path)
+    load_ruleset(path)
+    target = _entry(path) if which == "entry" else cache_dir / "entries.key"
+    target.unlink()
+    os.mkfifo(target, 0o600)
+    script = f"from interpreter import load_ruleset, odds\nprint(odds(load_ruleset({os.fspath(path)!r}), 'p').probability('v', high=True))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ), check=False,
+                          timeout=WAIT_SECONDS)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1/2"  # a d6 showing 4 or more
+    assert stat.S_ISFIFO(os.lstat(target).st_mode) == (which == "key")  # an entry is written afresh in its place; the key is left
+
+
 def test_the_cache_can_be_turned_off(tmp_path, cache_dir, monkeypatch):
     monkeypatch.setenv("WARTABLE_CACHE", "0")
     load_ruleset(_ruleset(tmp_path))

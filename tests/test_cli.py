@@ -490,6 +490,27 @@ def test_show_code_of_a_misspelt_procedure_is_a_positioned_usage_error():
                        "--code: ruleset 'eto' has no procedure 'intercepton' (it has: interception, withdrawal)")
 
 
+def test_show_code_refuses_the_flags_it_would_ignore():
+    # --code prints Python: --json and --provenance were silently ignored (exit 0). "wartable show eto
+    # interception " is 31 characters, so the flag after it starts at column 32; abbreviated as argparse takes it too.
+    code, out, _ = run(["show", "eto", "interception", "--json", "--code", "play"])
+    problem = json.loads(out)["diagnostics"][0]  # asked for JSON, the error comes as JSON
+    assert code == 2 and problem["column"] == 32 and problem["message"].startswith("--json: --code prints the generated Python as it is")
+    assert_usage_error(["show", "eto", "interception", "--prov", "--code"], 32,
+                       "wartable show eto interception --prov --code", "--provenance: --code prints the generated Python as it is")
+
+
+def test_show_provenance_of_what_is_not_a_table_is_refused():
+    # only a table's cells have a provenance: a procedure or a modifier list was printed without one, exit 0
+    assert_usage_error(["show", "eto", "interception", "--provenance"], 32, "wartable show eto interception --provenance",
+                       "--provenance shows where a table's cells come from; 'interception' is a procedure")
+    # "wartable show eia maneuver_drms " is 32 characters
+    assert_usage_error(["show", "eia", "maneuver_drms", "--provenance"], 33, "wartable show eia maneuver_drms --provenance",
+                       "'maneuver_drms' is a modifier list")
+    code, out, err = run(["show", "eto", "naval_interception", "--provenance"])
+    assert code == 0 and "eto.yaml:" in out, err
+
+
 def test_show_code_of_an_unknown_mode_points_at_the_mode():
     # "wartable show eto interception --code=fast": the mode starts at column 32 + len("--code=") = 39
     assert_usage_error(["show", "eto", "interception", "--code=fast"], 39, "wartable show eto interception --code=fast", "--code: no mode 'fast'")

@@ -14,6 +14,7 @@ command line, timed for real.
 from __future__ import annotations
 
 import io
+from xml.etree import ElementTree
 
 import pytest
 from conftest import procedure, ruleset_text
@@ -223,6 +224,33 @@ def test_the_examples_of_a_command_share_its_timeout(tmp_path, monkeypatch, cloc
     assert all(line.startswith(f"ok   t: e {i} ") for i, line in enumerate(passed))
     assert first == (f"ruleset.yaml:{first_example_line + stopped}:12: example 'e {stopped}' ran out of time: "
                      "stopped after 1 seconds (timeout; raise it with --timeout SECONDS (0 for no limit) or Limits(timeout=...))")
+
+
+@pytest.mark.parametrize("report", ["junit", "github"])
+def test_a_timeout_under_a_ci_report_ends_the_report_not_replaces_it(tmp_path, monkeypatch, clock, report):
+    # under --format junit|github the examples that ran and the one that ran out (failing, with the timeout's
+    # message at its line) make the report; before, the error alone went to stderr and CI got an empty report
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(ruleset_text({"p": SLOW}, extra=examples_text(50)), encoding="utf-8")
+    first_example_line = path.read_text(encoding="utf-8").splitlines().index('examples:') + 2
+    monkeypatch.chdir(tmp_path)
+    clock.tick = 0.2  # as above: the time runs out a few examples in
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = main(["test", "ruleset.yaml", "--timeout", "1", "--format", report], stdout=stdout, stderr=stderr)
+    assert code == 1 and "Traceback" not in stderr.getvalue()
+    out = stdout.getvalue()
+    if report == "junit":
+        cases = ElementTree.fromstring(out).findall(".//testcase")
+        stopped = len(cases) - 1
+        assert 1 <= stopped < 50 and [case.get("name") for case in cases] == [f"e {i}" for i in range(stopped + 1)]
+        assert [case.find("failure") is not None for case in cases] == [False] * stopped + [True]
+        assert cases[-1].get("line") == str(first_example_line + stopped)
+        assert "ran out of time: stopped after 1 seconds" in cases[-1].find("failure").get("message")
+    else:
+        errors = [line for line in out.splitlines() if line.startswith("::error ")]
+        assert len(errors) == 1 and "ran out of time: stopped after 1 seconds" in errors[0]
+        stopped = int(errors[0].split("line=")[1].split(",")[0]) - first_example_line
+        assert 1 <= stopped < 50 and out.splitlines()[-1] == f"wartable test: {stopped} passed, 1 failed"
 
 
 def test_the_timeout_counts_from_the_first_example_not_from_loading(tmp_path, monkeypatch, clock):

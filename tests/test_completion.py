@@ -18,6 +18,7 @@ from test_cli import installed_wartable
 
 from interpreter.cli import COMMANDS, complete_line, main
 from interpreter.completion import script
+from interpreter.resources import bundled_names
 
 FIGHT = procedure(
     'if stance == "bold" then\n  outcome hit(hits = range, lost = ships)\nend\noutcome miss(hits = 0, lost = 0)',
@@ -44,6 +45,9 @@ def folder(tmp_path: Path) -> Path:
     (tmp_path / "notes.txt").write_text("not a ruleset\n", encoding="utf-8")
     (tmp_path / "broken.yaml").write_text("wartable: [\n", encoding="utf-8")
     return tmp_path
+
+
+BUNDLED = set(bundled_names())
 
 
 def words(line: str, folder: Path, shell: str = "zsh") -> list[str]:
@@ -102,6 +106,41 @@ def test_the_command_prints_scripts_and_candidates(folder, capsys, monkeypatch):
     assert "name the shell (bash, zsh or fish)" in capsys.readouterr().err
     assert main(["completion", "tcsh"]) == 2
     assert "invalid choice: 'tcsh'" in capsys.readouterr().err
+
+
+HOSTILE_NAMES = ["$(touch pwned).yaml", "my game.yaml", "a;b&c|d.yaml", "`id`.yaml", "q'uote\".yaml"]
+
+
+@pytest.fixture
+def hostile_folder(tmp_path: Path) -> Path:
+    for name in HOSTILE_NAMES + ["x\x1b[2J.yaml", "two\nlines.yaml"]:
+        (tmp_path / name).write_text("", encoding="utf-8")
+    return tmp_path
+
+
+def test_file_names_are_escaped_for_the_shells_that_insert_them_as_they_are(hostile_folder):
+    # bash and zsh (compadd -Q) insert a candidate as it is: "$(touch pwned).yaml" became a command substitution
+    # that Enter ran, "my game.yaml" two arguments.  Each character but letters, digits and @%+=:,./~- gets a
+    # backslash; fish escapes what it inserts itself.  A name holding a control character or a newline is left out:
+    # the output guard would print its ESC as \x1b (another name), a newline would split it in two candidates.
+    escaped = ["\\$\\(touch\\ pwned\\).yaml", "\\`id\\`.yaml", "a\\;b\\&c\\|d.yaml", "my\\ game.yaml", "q\\'uote\\\".yaml"]
+    for shell in ("bash", "zsh"):
+        assert [w for w in words("wartable check ", hostile_folder, shell) if w not in BUNDLED] == escaped
+    assert [w for w in words("wartable check ", hostile_folder, "fish") if w not in BUNDLED] == sorted(HOSTILE_NAMES)
+    assert words("wartable check my", hostile_folder, "bash") == ["my\\ game.yaml"]  # matched before it is escaped
+
+
+def test_an_escaped_name_is_one_word_to_bash_and_runs_nothing(hostile_folder):
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    found = [w for w in words("wartable check ", hostile_folder, "bash") if w not in BUNDLED]
+    # what bash does with the completed line when Enter is pressed: one argument each, the name as it is on disk
+    program = "".join(f"printf '%s\\n' {word}\n" for word in found)
+    done = subprocess.run([bash, "--norc", "-c", program], check=False, cwd=hostile_folder, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == sorted(HOSTILE_NAMES)
+    assert not (hostile_folder / "pwned").exists()
 
 
 def shell_env() -> dict[str, str]:

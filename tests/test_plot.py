@@ -88,6 +88,9 @@ def test_hostile_strings_are_escaped_in_the_svg(folder):
 
 def test_svg_text_strips_controls_and_cuts_long_text():
     assert svg_text("a\x00b\x1bc\nd") == "a b c d"
+    # the bidirectional override, embedding and isolate, and the line and paragraph separators, go too (an RLO
+    # once turned the rest of a label, in the chart and in an aid, backwards)
+    assert svg_text("a\u202eb\u202ac\u2066d\u2069e\u2028f\u2029g") == "a b c d e f g"
     assert svg_text("x" * 100) == "x" * 59 + "…"
     assert svg_text("<&>\"'") == "&lt;&amp;&gt;&quot;&#x27;"
 

@@ -208,3 +208,46 @@ def test_by_needs_many_plays_in_run(volley_file):
     code, _, err = run(["run", volley_file, "volley", "--by", "outcome", "--dice", "5"])
     assert code == 2
     assert "--by summarises many plays: give --n TRIALS too" in err
+
+
+# ---- moments of a sample in integers -------------------------------------------------------------------
+
+
+def test_counted_moments_by_hand():
+    from interpreter.summaries import counted_moments
+
+    # values 1 (twice) and 4 (once): k = 3, mean (1 + 1 + 4) / 3 = 2, squares 2 * (1 - 2)^2 + (4 - 2)^2 = 6
+    assert counted_moments([(1, 2), (4, 1)]) == (3, Fraction(2), Fraction(6))
+    # values -1 and 2, once each: mean 1/2, squares (3/2)^2 + (3/2)^2 = 9/2
+    assert counted_moments([(-1, 1), (2, 1)]) == (2, Fraction(1, 2), Fraction(9, 2))
+
+
+def test_counted_moments_are_the_fractions_summed_pair_by_pair():
+    """The integer form (k S2 - S1^2) / k against the sum the summaries made before, pair by pair in Fractions."""
+    import random
+
+    from interpreter.summaries import counted_moments
+
+    rng = random.Random(7)
+    for _ in range(200):
+        pairs = [(rng.randint(-10**20, 10**20) if rng.random() < 0.2 else rng.randint(-9, 9), rng.randint(1, 50))
+                 for _ in range(rng.randint(1, 30))]
+        k = sum(c for _, c in pairs)
+        mean = sum((Fraction(v) * c for v, c in pairs), Fraction(0)) / k
+        squares = sum((Fraction(v - mean) ** 2 * c for v, c in pairs), Fraction(0))
+        assert counted_moments(pairs) == (k, mean, squares)
+
+
+def test_a_sample_of_many_distinct_outcomes_is_summarised_as_before(tmp_path):
+    # 2,000 plays of three d1000s: nearly every play a distinct outcome; the means and their errors (from the
+    # integer moments) are those of the Fractions summed pair by pair
+    path = tmp_path / "r.yaml"
+    path.write_text(ruleset_text({"p": procedure("outcome o(x = 1d1000, y = 1d1000 - 500, z = 1d6)")}), encoding="utf-8")
+    from interpreter import load_ruleset
+
+    sample = monte_carlo(load_ruleset(path), "p", trials=2000, seed=3)
+    for name, found in sample.means().items():
+        pairs = [(dict(outcome.fields)[name], count) for outcome, count in sample.counts]
+        mean = sum((Fraction(v) * c for v, c in pairs), Fraction(0)) / 2000
+        variance = sum((Fraction(v - mean) ** 2 * c for v, c in pairs), Fraction(0)) / 1999
+        assert (found.value, found.standard_error) == (float(mean), math.sqrt(variance / 2000))

@@ -137,6 +137,12 @@ def test_csv_and_markdown_and_table():
     pytest.param("zones", 40, "--over: give NAME=A..B or NAME=V1,V2,...", id="no-values"),
     # shell-quoted (brackets): the quote is column 40, the argument starts in 41, its [ in 46
     pytest.param("zones[1]=1..2", 46, "--over: zones[1]: [1] needs a list, and this is int", id="index-into-a-number"),
+    # a value twice made the same row twice, silently: "zones=1,2," is 10 characters, the second 2 is in 40 + 10;
+    # "from_us_box=yes," is 16 (40 + 16)
+    pytest.param("zones=1,2,2", 50, "--over: 2 is listed twice", id="value-twice"),
+    # shell-quoted (spaces): the argument starts in 41, "zones=1, 2, " is 12 characters
+    pytest.param("zones=1, 2, 02", 53, "--over: 02 is listed twice", id="value-twice-written-otherwise"),
+    pytest.param("from_us_box=yes,true", 56, "--over: true is listed twice", id="yes-and-true"),
 ])
 def test_bad_over_is_positioned(over, column, message):
     argv = ["sweep", "eto", "interception", "--over", over]
@@ -147,6 +153,14 @@ def test_bad_over_is_positioned(over, column, message):
     assert lines[1] == "    wartable " + " ".join(shlex.quote(arg) for arg in argv)
     assert lines[2] == "    " + " " * (column - 1) + "^"
     assert "Traceback" not in err
+
+
+def test_a_choice_option_swept_twice_is_refused(tmp_path):
+    # the same option twice gave two identical rows; "wartable sweep eto interception --set zones=3 --over " is 53
+    # characters: mission=shipping,change_base, is 29 more, so the second shipping starts in column 83
+    code, out, err = run(["sweep", "eto", "interception", "--set", "zones=3", "--over", "mission=shipping,change_base,shipping"])
+    assert (code, out) == (2, ""), err
+    assert err.startswith("<command line>:1:83: --over: shipping is listed twice"), err
 
 
 def test_sweep_needs_an_over():

@@ -215,6 +215,36 @@ def _strings(value):
             yield from _strings(item)
 
 
+def test_the_aid_written_to_a_file_is_printable_too(folder, tmp_path):
+    """`aid -o FILE` writes its ruleset strings escaped as the printed page shows them, not raw (a `cat` of the
+    file, or a CI step showing it, meets no control sequence; a browser no text reordered by U+202E).  Before, only
+    the copy printed to stdout went through the output guard and the file held the raw ESC, BEL and C1 CSI."""
+    target = tmp_path / "aid.html"
+    code, _, err = run(["aid", "h.yaml", "-o", str(target)], folder)
+    assert code == 0, err
+    page = target.read_text(encoding="utf-8")
+    assert_terminal_safe(page)
+    # the aid's title "Aid \e[2J" and its row label "zero \e[2J" (HOSTILE's aids:), shown escaped as on stdout
+    assert "Aid " + ESC_SHOWN in page and "zero " + ESC_SHOWN in page
+
+
+def test_the_aid_charts_drop_bidirectional_overrides(folder, tmp_path):
+    # an aid entry without rows is a bar chart drawn by svg_plot, its title and bar labels (an outcome's text field)
+    # inline in the page: svg_plot dropped C0 and C1 but let U+202E and U+2066 through
+    (tmp_path / "rlo.yaml").write_text(
+        'wartable: 1\nname: r\ntitle: "t"\nsource: "s"\nversion: "1"\n'
+        'procedures:\n  p:\n    title: "p"\n    rule: "r"\n    body: |\n'
+        '      let d = 1d6\n      if d > 3 then\n        outcome hit(how = "high \\u202e hgih")\n      end\n'
+        '      outcome miss(how = "low \\u2066 isolate")\n'
+        'aids:\n  - title: "Aid \\u202e diA"\n    procedure: p\n    by: [how]\n', encoding="utf-8")
+    target = tmp_path / "aid.html"
+    code, _, err = run(["aid", str(tmp_path / "rlo.yaml"), "-o", str(target)], folder)
+    assert code == 0, err
+    page = target.read_text(encoding="utf-8")
+    assert "<svg" in page and "Aid" in page
+    assert_terminal_safe(page)
+
+
 def test_the_caret_echo_of_a_raw_escape_lines_up(folder):
     code, _, err = run(["list", "raw_esc.yaml"], folder)
     # YAML refuses the raw ESC at line 3, column 11 (`title: "a ` is 10 characters)
