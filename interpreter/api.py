@@ -42,7 +42,7 @@ from .binding import BoundInputs, bind, reachable_choices
 from .compiled_ruleset import CompiledRuleset
 from .dice import ScriptedDice, SeededDice, fresh_seed
 from .errors import Pos, Source, UsageError
-from .limits import Budget, Limits, breach, keep_newest
+from .limits import Budget, Limits, breach, keep_newest, too_many_outcomes
 from .runtime import Run, fraction
 from .values import OutcomeValue, measure
 
@@ -672,9 +672,10 @@ def monte_carlo(
     if trials > limits.max_trials:
         raise breach(None, "max_trials", f"{trials:,} trials is more than {limits.max_trials:,}")
     here = job.start(None)
-    found = parallel.run_chunks(job, trials, jobs, deadline=here.budget.deadline, timed_out=lambda: here.budget.timed_out(compiled.body.pos),
-                                progress=progress, state=here)
-    return job.sample(parallel.merge(found), trials)
+    tally = parallel.Tally(limits.max_states, lambda limit: too_many_outcomes(compiled.body.pos, limit))
+    parallel.run_chunks(job, trials, jobs, deadline=here.budget.deadline, timed_out=lambda: here.budget.timed_out(compiled.body.pos),
+                        progress=progress, state=here, fold=tally.add)
+    return job.sample(tally.total, trials)
 
 
 def sampling_job(

@@ -271,7 +271,7 @@ def _add_limit_options(command: argparse.ArgumentParser) -> None:
 
     defaults = Limits()
     command.add_argument("--max-work", metavar="N", help=f"units of work one computation may spend (default {defaults.max_work:,}; 0: no limit)")
-    command.add_argument("--max-states", metavar="N", help=f"states exact odds may hold at once (default {defaults.max_states:,}; 0: no limit)")
+    command.add_argument("--max-states", metavar="N", help=f"states exact odds may hold at once, and distinct outcomes a sample may count (default {defaults.max_states:,}; 0: no limit)")
     command.add_argument("--timeout", metavar="SECONDS", help=f"seconds one command may compute (default {defaults.timeout:g}; 0: no limit)")
 
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from .api import Distribution, Sample, check_jobs, odds, sampling_job
 from .arguments import check_callable, check_type, misuse
-from .limits import Budget, LimitExceeded, Limits
-from .parallel import CHUNK_PLAYS, merge, run_tasks
+from .limits import Budget, LimitExceeded, Limits, too_many_outcomes
+from .parallel import CHUNK_PLAYS, Tally, run_tasks
 
 # The share of each budget (work, states, time) the exact attempt may spend before sampling takes over.
 PROBE_SHARE = 0.25
@@ -139,15 +139,14 @@ def _sampled(
     job, limits, compiled = sampling_job(ruleset, procedure, inputs, seed=seed, choices=choices, limits=limits, engine="compiled")
     here = job.start(clock.deadline)
     most_chunks = max(1, limits.max_trials // CHUNK_PLAYS)
-    counts: dict = {}
+    tally = Tally(limits.max_states, lambda limit: too_many_outcomes(compiled.body.pos, limit))
     played, wanted = 0, min(FIRST_CHUNKS, most_chunks)
     while True:
         planned = [(index, CHUNK_PLAYS) for index in range(played, wanted)]
-        found = run_tasks(job, planned, jobs, deadline=clock.deadline, timed_out=lambda: clock.timed_out(compiled.body.pos),
-                          progress=progress, state=here)
-        counts = merge([counts, *found])
+        run_tasks(job, planned, jobs, deadline=clock.deadline, timed_out=lambda: clock.timed_out(compiled.body.pos),
+                  progress=progress, state=here, fold=tally.add)
         played = wanted
-        sample = job.sample(counts, played * CHUNK_PLAYS)
+        sample = job.sample(tally.total, played * CHUNK_PLAYS)
         spread = largest_share_spread(sample)
         if math.sqrt(spread / sample.trials) <= se or played >= most_chunks:
             break

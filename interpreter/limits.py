@@ -82,7 +82,8 @@ class Limits:
     # Work units: one statement run for one state, one die face enumerated,
     # one list item or record field made, one state moved by a merge.
     max_work: int | None = 2_000_000
-    # Distinct states held at once by exact odds (each is a tuple of variables).
+    # Distinct states held at once by exact odds (each is a tuple of variables), and distinct outcomes a Monte
+    # Carlo sample counts (parallel.Tally).
     max_states: int | None = 200_000
     # Seconds of wall-clock time for one command or API call.
     timeout: float | None = 20.0
@@ -202,9 +203,10 @@ def remember(memo: dict, key, value, limit: int) -> None:
     memo[key] = value
 
 
-def breach(pos, limit: str, message: str) -> LimitExceeded:
-    """A LimitExceeded at ``pos`` (a syntax.Pos, or None) naming the limit and how to raise it."""
-    hint = RAISE_HINTS.get(limit, f"raise Limits({limit}=...) in the API")
+def breach(pos, limit: str, message: str, hint: str | None = None) -> LimitExceeded:
+    """A LimitExceeded at ``pos`` (a syntax.Pos, or None) naming the limit and how to raise it (``hint``, else the
+    limit's own in RAISE_HINTS)."""
+    hint = hint or RAISE_HINTS.get(limit, f"raise Limits({limit}=...) in the API")
     text = f"{message} ({limit}; {hint})"
     kind = TimeoutExceeded if limit == "timeout" else LimitExceeded
     error = kind(Source("<limits>", "").diagnostic(1, 1, text) if pos is None else pos.diagnostic(text))
@@ -215,6 +217,13 @@ def breach(pos, limit: str, message: str) -> LimitExceeded:
 def too_many_states(pos, limit: float) -> LimitExceeded:
     """The breach of ``max_states`` (exact odds holding more states than ``limit``), at ``pos``."""
     return breach(pos, "max_states", f"exact odds need more than {limit:,} states here")
+
+
+def too_many_outcomes(pos, limit: int) -> LimitExceeded:
+    """The breach of ``max_states`` by a Monte Carlo sample counting more than ``limit`` distinct outcomes, at ``pos``
+    (the procedure's): each is held until the sample is counted out (about 1.3 KB each)."""
+    return breach(pos, "max_states", f"a sample would count more than {limit:,} distinct outcomes",
+                  "raise it with --max-states N (0 for no limit) or Limits(max_states=...)")
 
 
 class Budget:
