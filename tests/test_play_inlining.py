@@ -266,3 +266,51 @@ def test_strings_that_look_like_the_renamed_locals_are_left_alone(make_ruleset, 
     assert plays(inlined) == plays(called) == plays(inlined, "reference")
     # a hit only for "v1" (one of three shots) on 4, 5 or 6: some plays hit, none more than once
     assert all(outcome.get("hits") <= 1 for outcome, _ in counts[0]) and any(outcome.get("hits") for outcome, _ in counts[0])
+
+
+
+# A guard whose condition walks a list (LOCAL_WORK) and a path that goes on past it: the callee's play function checks
+# the local counter after the `if` (PlayWriter.statement), on the path past it only; written in place, the statements
+# after the guard are its `else`, which must check it there too (s11: the inlined form reported such a breach at the
+# outcome after the guard, the called form at the check after the `if`, for some budgets here).
+GUARDED = """
+if all(s.str > 0 for s in ships) then
+  outcome hit(by = sum(count(s for s in c) for c in columns))
+end
+outcome miss(by = count(ships))
+"""
+GUARDED_CALLER = """
+let first = resolve guarded(ships = ships, columns = columns)
+let second = resolve guarded(ships = [], columns = columns)
+outcome done(by = first.by + second.by)
+"""
+GUARDED_TYPES = "types:\n  ship:\n    fields:\n      str: {type: int, default: 1}\n"
+GUARDED_INPUTS = "{ships: {type: list, of: ship}, columns: {type: list, of: {type: list, of: ship}}}"
+
+
+def test_a_breach_past_an_inlined_guard_is_reported_where_the_called_form_reports_it(make_ruleset, monkeypatch):
+    def ruleset(title):
+        return make_ruleset({"p": procedure(GUARDED_CALLER, inputs=GUARDED_INPUTS, title=title),
+                             "guarded": procedure(GUARDED, inputs=GUARDED_INPUTS)}, extra=GUARDED_TYPES)
+
+    # six ships, the first of strength 0: the first call goes past the guard (miss, by 6), the second (no ships) hits
+    # and counts the two columns' ships (2): by 8
+    given = {"ships": [{"str": 0}] + [{}] * 5, "columns": [[{}], [{}]]}
+    inlined = ruleset("test procedure")
+    assert "written in place" in written(inlined)
+    monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
+    called = ruleset("the called form")
+    assert "written in place" not in written(called)
+
+    def stops(ruleset):
+        found = []
+        for max_work in range(1, 61):
+            try:
+                found.append(resolve(ruleset, "p", given, seed=1, trace=False, limits=Limits(max_work=max_work)).outcome.get("by"))
+            except LimitExceeded as stopped:
+                (diagnostic,) = stopped.diagnostics
+                found.append((diagnostic.line, diagnostic.column, diagnostic.message))
+        return found
+
+    assert stops(inlined) == stops(called)
+    assert stops(inlined)[-1] == 8 and any(type(stop) is tuple for stop in stops(inlined))
