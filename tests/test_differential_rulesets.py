@@ -14,7 +14,8 @@ dice, pools and re-rolls; a table and a modifier list.  Each case must give:
   callee in place and no aggregate walked before its statement, as before issue 24's tenth round) and in
   the evaluator;
 - for every work budget from 1 unit to what a play needs, the same stop (words, line, column) or none in
-  the compiled engine and its called form: the same units charged in the same order.
+  the compiled engine, its called form and the called form with walks (inlining alone off): the same units
+  charged in the same order.
 
 Twenty fixed rulesets run by default (about 10 s); ``WARTABLE_DIFF_RULESETS=2000`` runs that many, drawn
 afresh each run (the s11 differential hunt ran about 8,000 this way and found the guard of
@@ -231,6 +232,7 @@ FORMS = {
         lambda w, env, d, sub: _aggregate(w, env, d, sub, lambda v, items, cond: f"list({v}.str + {sub('int')} for {v} in {items}{cond})"),
         lambda w, env, d, sub: _over(w, "y", lambda v: f"{w.pick(['sort', 'sort_desc'])}({v} for {v} in {sub('li')})"),
         lambda w, env, d, sub: f"(1 .. min({sub('int')}, 4))",
+        lambda w, env, d, sub: f"{w.pick(['highest', 'lowest'])}({sub('li')}, min(abs({sub('int')}), 3))",
     ],
     "lu": [
         lambda w, env, d, sub: f"append({sub('lu')}, {sub('unit')})",
@@ -240,6 +242,9 @@ FORMS = {
         lambda w, env, d, sub: _aggregate(w, env, d, sub, lambda v, items, cond: f"list({v} for {v} in {items}{cond})"),
         lambda w, env, d, sub: f"[{sub('unit')}, {sub('unit')}]",
         lambda w, env, d, sub: _over(w, "c", lambda c: f"list({c}[1] for {c} in cols if count({c}) > 0)"),
+        lambda w, env, d, sub: _aggregate(w, env, d, sub, lambda v, items, cond: f"{w.pick(['sort', 'sort_desc'])}({v}.{w.pick(['str', 'hits'])} for {v} in {items}{cond})"),
+        lambda w, env, d, sub: f"repeat({sub('unit')}, min(abs({sub('int')}), 3))",
+        lambda w, env, d, sub: _aggregate(w, env, d, sub, lambda v, items, cond: f'list(with_field({v}, "hits", {v}.hits // 2) for {v} in {items})'),
     ],
 }
 
@@ -384,19 +389,21 @@ def outcome_of(run):
         return (type(error).__name__, tuple((d.line, d.column, d.message) for d in error.diagnostics))
 
 
-def called_form(ruleset, monkeypatch) -> CompiledRuleset:
-    """The same checked procedures, their code written now with no callee in place and no aggregate walked before
-    its statement (the play code of the ninth round); their own code, not procedure_source's copy."""
+def called_form(ruleset, monkeypatch, walks: bool = False) -> CompiledRuleset:
+    """The same checked procedures, their code written now with no callee in place and, unless ``walks``, no
+    aggregate walked before its statement (the play code of the ninth round); their own code, not
+    procedure_source's copy."""
     called = CompiledRuleset(ruleset.model, ruleset.compiled)
     with monkeypatch.context() as patch:
         patch.setattr(inline, "MAX_INLINE_NODES", 0)
-        patch.setattr(playwork, "WALK_FINISH", {k: v for k, v in playwork.WALK_FINISH.items() if k != "sum"})
-        patch.setattr(playwork, "walk_pulled", lambda x, target, value: False)
-        for module in (playwork, play):
-            patch.setattr(module, "pull_walks", lambda x, values: False)
+        if not walks:
+            patch.setattr(playwork, "WALK_FINISH", {k: v for k, v in playwork.WALK_FINISH.items() if k != "sum"})
+            patch.setattr(playwork, "walk_pulled", lambda x, target, value: False)
+            for module in (playwork, play):
+                patch.setattr(module, "pull_walks", lambda x, values: False)
         for name in called.compiled:
             source = called.program(name).source
-            assert "written in place" not in source and "pw" not in source
+            assert "written in place" not in source and (walks or "pw" not in source)
     return called
 
 
@@ -428,13 +435,13 @@ def compare(ruleset, called, given) -> None:
         assert plays[0] == plays[1] == plays[2], limits
 
 
-def compare_budgets(ruleset, called, given) -> None:
-    """Every work budget from 1 unit to past what the play needs: the same stop, or none, in both compiled forms."""
-    need = work_spent(ruleset, given)
-    assert need == work_spent(called, given)
+def compare_budgets(forms, given) -> None:
+    """Every work budget from 1 unit to past what the play needs: the same stop, or none, in each compiled form."""
+    need = work_spent(forms[0], given)
+    assert all(work_spent(form, given) == need for form in forms[1:])
     for max_work in range(1, min(need, 150) + 2):
-        stops = [played(r, given, limits=Limits(max_work=max_work, timeout=10)) for r in (ruleset, called)]
-        assert stops[0] == stops[1], max_work
+        stops = [played(form, given, limits=Limits(max_work=max_work, timeout=10)) for form in forms]
+        assert all(stop == stops[0] for stop in stops[1:]), max_work
 
 
 @pytest.mark.parametrize("case", range(RUNS))
@@ -452,7 +459,7 @@ def test_random_rulesets_agree(tmp_path, monkeypatch, case):
     called = called_form(ruleset, monkeypatch)
     given = inputs_of(seed)
     compare(ruleset, called, given)
-    compare_budgets(ruleset, called, given)
+    compare_budgets((ruleset, called, called_form(ruleset, monkeypatch, walks=True)), given)
 
 
 def test_random_rulesets_mostly_load_and_inline():
