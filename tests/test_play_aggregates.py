@@ -350,6 +350,37 @@ def test_an_outcomes_range_walked_first_comes_after_the_counters_spend(make_rule
     assert [_stopped(before, given, limit) for limit in budgets] == walked and walked[0] is not None and walked[-1] is None
 
 
+# A condition walked first, then a branch that charges: the statement's check names the last charge written, and the
+# expression writes an `if`'s value before its condition (Expressions.visit_Conditional), so it named the condition's
+# walk where the walked form named the branch's count (s11: budgets 10 to 13 units here stopped at other columns).
+CONDITION_THEN_BRANCH = """\
+let x = 1
+for i in ships do
+  set x = if any(ships[j].hits > 0 for j in 1 .. count(ships)) then count(s for s in [ship(kind = "a"), ship(kind = "b")] if s.hits == 0) else 0
+end
+outcome v(x = x)
+"""
+
+
+def test_a_condition_walked_first_names_a_breach_where_the_expression_named_it(one_procedure, monkeypatch):
+    ruleset = one_procedure(CONDITION_THEN_BRANCH, inputs="{ships: {type: list, of: ship}}", extra=TYPES)
+    assert len(re.findall(r"pw\d+ = ", procedure_source(ruleset, "p", "play"))) == 1  # the any walked first
+    given = {"ships": [{"kind": "a"}, {"kind": "b", "hits": 1}, {"kind": "c", "hits": 2}, {"kind": "d"}]}
+    for engine in ("compiled", "reference"):
+        # a ship with hits: the two new ships, of no hits, counted: 2
+        assert resolve(ruleset, "p", given, seed=1, trace=False, engine=engine).outcome.get("x") == 2
+    need = Budget(UNLIMITED)
+    resolve(ruleset, "p", given, seed=1, budget=need, trace=False)
+    # up to one that lets it end: the statements' own work (w) reaches the budget in chunks, past what it counts
+    budgets = [Limits(max_work=n, timeout=None) for n in range(1, 3 * need.work)]
+    walked = [_stopped(ruleset, given, limit) for limit in budgets]
+    expression_forms(monkeypatch)
+    monkeypatch.setattr("interpreter.engine.play.pull_walks", lambda x, values: False)
+    before = one_procedure(CONDITION_THEN_BRANCH, inputs="{ships: {type: list, of: ship}}", extra=TYPES)  # written anew
+    assert "pw" not in procedure_source(before, "p", "play")
+    assert [_stopped(before, given, limit) for limit in budgets] == walked and walked[0] is not None and walked[-1] is None
+
+
 def _stop_fields(ruleset, limits):
     try:
         resolve(ruleset, "p", {"columns": COLUMNS, "others": OTHERS}, seed=1, trace=False, limits=limits)
