@@ -315,6 +315,72 @@ def test_an_outcomes_aggregates_are_walked_before_it_in_the_order_written(one_pr
     assert [_stop_fields(before, limit) for limit in budgets] == loops and loops[0] is not None and loops[-1] is None
 
 
+# A range's walk charges the budget itself (CRNG), not the local counter: the key written whole spends what the
+# counter holds before it charges anything, so the walk pulled before the key must come after that spend too (s11:
+# budgets of 16 to 25 units stopped the walked form at the range, or at the product, where the key's
+# expression stopped at the spend, or at the range).
+RANGE_AFTER_CALL = """\
+let r = resolve q(a = 2)
+let k = count(s for s in ships if s.alive)
+outcome done(t = sum(y * r.v for y in 1 .. min(k, 4)))
+"""
+
+
+def test_an_outcomes_range_walked_first_comes_after_the_counters_spend(make_ruleset, monkeypatch):
+    from conftest import procedure
+
+    types = "types:\n  ship:\n    fields:\n      alive: {type: bool, default: true}\n"
+    procedures = {"p": procedure(RANGE_AFTER_CALL, inputs="{ships: {type: list, of: ship}}"),
+                  "q": procedure("outcome v(v = a)", inputs="{a: {type: int}}")}
+    ruleset = make_ruleset(procedures, extra=types)
+    play = procedure_source(ruleset, "p", "play")
+    # the counter's spend first, then the range walked into a local, then the key made of it
+    assert re.search(r"if u: BUD\.charge_items\(u, p\d+\)\n\s+wr\d+ = 0\n\s+for v\d+ in CRNG\(", play)
+    given = {"ships": [{}, {}, {"alive": False}, {}]}
+    for engine in ("compiled", "reference"):
+        # k = 3 ships alive, r.v = 2: t = 2 * (1 + 2 + 3) = 12
+        assert resolve(ruleset, "p", given, seed=1, trace=False, engine=engine).outcome.get("t") == 12
+    budgets = [Limits(max_work=n, timeout=None) for n in range(1, 30)]
+    walked = [_stopped(ruleset, given, limit) for limit in budgets]
+    monkeypatch.setattr(playwork, "pull_walks", lambda x, values: False)
+    monkeypatch.setattr("interpreter.engine.play.pull_walks", lambda x, values: False)
+    before = make_ruleset(procedures, extra=types)  # a fresh ruleset: its code is written anew
+    assert "pw" not in procedure_source(before, "p", "play")
+    # every budget stops the play where the key's expression stopped it, with the same words
+    assert [_stopped(before, given, limit) for limit in budgets] == walked and walked[0] is not None and walked[-1] is None
+
+
+# A condition walked first, then a branch that charges: the statement's check names the last charge written, and the
+# expression writes an `if`'s value before its condition (Expressions.visit_Conditional), so it named the condition's
+# walk where the walked form named the branch's count (s11: budgets 10 to 13 units here stopped at other columns).
+CONDITION_THEN_BRANCH = """\
+let x = 1
+for i in ships do
+  set x = if any(ships[j].hits > 0 for j in 1 .. count(ships)) then count(s for s in [ship(kind = "a"), ship(kind = "b")] if s.hits == 0) else 0
+end
+outcome v(x = x)
+"""
+
+
+def test_a_condition_walked_first_names_a_breach_where_the_expression_named_it(one_procedure, monkeypatch):
+    ruleset = one_procedure(CONDITION_THEN_BRANCH, inputs="{ships: {type: list, of: ship}}", extra=TYPES)
+    assert len(re.findall(r"pw\d+ = ", procedure_source(ruleset, "p", "play"))) == 1  # the any walked first
+    given = {"ships": [{"kind": "a"}, {"kind": "b", "hits": 1}, {"kind": "c", "hits": 2}, {"kind": "d"}]}
+    for engine in ("compiled", "reference"):
+        # a ship with hits: the two new ships, of no hits, counted: 2
+        assert resolve(ruleset, "p", given, seed=1, trace=False, engine=engine).outcome.get("x") == 2
+    need = Budget(UNLIMITED)
+    resolve(ruleset, "p", given, seed=1, budget=need, trace=False)
+    # up to one that lets it end: the statements' own work (w) reaches the budget in chunks, past what it counts
+    budgets = [Limits(max_work=n, timeout=None) for n in range(1, 3 * need.work)]
+    walked = [_stopped(ruleset, given, limit) for limit in budgets]
+    expression_forms(monkeypatch)
+    monkeypatch.setattr("interpreter.engine.play.pull_walks", lambda x, values: False)
+    before = one_procedure(CONDITION_THEN_BRANCH, inputs="{ships: {type: list, of: ship}}", extra=TYPES)  # written anew
+    assert "pw" not in procedure_source(before, "p", "play")
+    assert [_stopped(before, given, limit) for limit in budgets] == walked and walked[0] is not None and walked[-1] is None
+
+
 def _stop_fields(ruleset, limits):
     try:
         resolve(ruleset, "p", {"columns": COLUMNS, "others": OTHERS}, seed=1, trace=False, limits=limits)

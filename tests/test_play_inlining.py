@@ -53,15 +53,31 @@ end
 SHOOT_INPUTS = '{kind: {type: enum, values: [a, b]}, bonus: {type: int, default: 0}, scale: {type: int, default: 1}}'
 
 
+def written(ruleset, name: str = "p") -> str:
+    """Procedure ``name``'s play code, with the ruleset's own code of every procedure written now, as it is.
+    ``procedure_source`` writes a copy into a module of its own: a ruleset whose code is first written when it runs
+    would be written with whatever MAX_INLINE_NODES a later fixture or line sets (the inlined form run as the called
+    form, and compared with itself)."""
+    for each in ruleset.compiled:
+        ruleset.program(each).source  # noqa: B018 - written now, and kept by the ruleset
+    return procedure_source(ruleset, name, "play")  # a copy written now: the same as the ruleset's own
+
+
 def ruleset_of(make_ruleset, shoot: str = SHOOT, caller: str = CALLER, title: str = "test procedure"):
     return make_ruleset({"p": procedure(caller, inputs=CALLER_INPUTS, title=title),
                          "shoot": procedure(shoot, inputs=SHOOT_INPUTS)})
 
 
+def plays(ruleset, engine: str = "compiled", seeds: range = range(60)) -> list:
+    """The outcome of one play for each seed.  Monte Carlo does not reach the code written in place: a sampled
+    procedure's trials call what it resolves (engine.sample); a single play runs its play function, which does."""
+    return [resolve(ruleset, "p", seed=seed, trace=False, engine=engine).outcome for seed in seeds]
+
+
 @pytest.fixture
 def inlined(make_ruleset):
     ruleset = ruleset_of(make_ruleset)
-    procedure_source(ruleset, "p", "play")  # written now, before `called` turns inlining off
+    assert "written in place" in written(ruleset)  # written now, before `called` turns inlining off
     return ruleset
 
 
@@ -70,7 +86,7 @@ def called(make_ruleset, monkeypatch):
     """The same procedures (another title: another file and ruleset) with no callee small enough to inline."""
     monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
     ruleset = ruleset_of(make_ruleset, title="the called form")
-    procedure_source(ruleset, "p", "play")  # written now, while inlining is off
+    assert "written in place" not in written(ruleset)  # written now, while inlining is off
     return ruleset
 
 
@@ -97,6 +113,7 @@ def test_the_inlined_and_called_forms_count_alike_and_as_the_evaluator(inlined, 
     counts = [monte_carlo(ruleset, "p", trials=400, seed=seed, engine=engine).counts
               for ruleset, engine in ((inlined, "compiled"), (called, "compiled"), (inlined, "reference"))]
     assert counts[0] == counts[1] == counts[2]
+    assert plays(inlined) == plays(called) == plays(inlined, "reference")
     # six shots a play: hits at most 6; a hit by more than 0 needs a total of 8 or more
     assert all(0 <= outcome.get("hits") <= 6 for outcome, _ in counts[0])
     assert sum(n for _, n in counts[0]) == 400
@@ -122,10 +139,10 @@ def refusal(ruleset, engine, error=LimitExceeded, **kwargs):
 def forms(make_ruleset, monkeypatch, shoot: str):
     """The inlined and the called form of CALLER with ``shoot`` as the callee."""
     inlined = ruleset_of(make_ruleset, shoot=shoot)
-    assert "written in place" in procedure_source(inlined, "p", "play")
+    assert "written in place" in written(inlined)
     monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
     called = ruleset_of(make_ruleset, shoot=shoot, title="the called form")
-    assert "written in place" not in procedure_source(called, "p", "play")
+    assert "written in place" not in written(called)
     return inlined, called
 
 
@@ -207,7 +224,7 @@ def test_a_callee_not_eligible_keeps_the_call(make_ruleset, name, body):
 def test_a_callee_with_lists_guards_or_calls_is_written_in_place_and_plays_alike(make_ruleset, monkeypatch, name, body):
     procedures = {"shoot": procedure(body, inputs=SHOOT_INPUTS), "other": procedure("outcome v(x = 1d6 + x)", inputs="{x: {type: int}}")}
     inlined = make_ruleset({"p": procedure(CALLER, inputs=CALLER_INPUTS), **procedures})
-    play = procedure_source(inlined, "p", "play")
+    play = written(inlined)
     assert "written in place" in play and "PLAYSP['shoot']" not in play, name
     if name == "a call of its own":  # called one level below shoot: (depth + 1) + 1
         assert "PLAYSP['other'](rt, R, (depth + 1) + 1, " in play
@@ -215,10 +232,11 @@ def test_a_callee_with_lists_guards_or_calls_is_written_in_place_and_plays_alike
         assert re.search(r"\bil\d+u = 0\n", play) and re.search(r"if il\d+u: BUD.charge_items\(il\d+u, p\d+\)", play)
     monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
     called = make_ruleset({"p": procedure(CALLER, inputs=CALLER_INPUTS, title="the called form"), **procedures})
-    assert "written in place" not in procedure_source(called, "p", "play")
+    assert "written in place" not in written(called)
     counts = [monte_carlo(ruleset, "p", trials=200, seed=4, engine=engine).counts
               for ruleset, engine in ((inlined, "compiled"), (called, "compiled"), (inlined, "reference"))]
     assert counts[0] == counts[1] == counts[2]
+    assert plays(inlined) == plays(called) == plays(inlined, "reference")
 
     def spent(ruleset):
         budget = Budget(Limits(max_work=None, timeout=None))
@@ -237,12 +255,62 @@ def test_strings_that_look_like_the_renamed_locals_are_left_alone(make_ruleset, 
     kinds = '{n: {type: int, default: 3}, kinds: {type: list, of: str, default: [v1, w, depth]}}'
     procedures = {"shoot": procedure(body, inputs=inputs)}
     inlined = make_ruleset({"p": procedure(CALLER, inputs=kinds), **procedures})
-    play = procedure_source(inlined, "p", "play")
+    play = written(inlined)
     assert "written in place" in play and "'v1 \\'i0\\' \"w\" u \\\\ depth'" in play and "il" not in play.split("VIOL(")[1].split(")")[0]
     monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
     called = make_ruleset({"p": procedure(CALLER, inputs=kinds, title="the called form"), **procedures})
+    assert "written in place" not in written(called)
     counts = [monte_carlo(ruleset, "p", trials=200, seed=6, engine=engine).counts
               for ruleset, engine in ((inlined, "compiled"), (called, "compiled"), (inlined, "reference"))]
     assert counts[0] == counts[1] == counts[2]
+    assert plays(inlined) == plays(called) == plays(inlined, "reference")
     # a hit only for "v1" (one of three shots) on 4, 5 or 6: some plays hit, none more than once
     assert all(outcome.get("hits") <= 1 for outcome, _ in counts[0]) and any(outcome.get("hits") for outcome, _ in counts[0])
+
+
+
+# A guard whose condition walks a list (LOCAL_WORK) and a path that goes on past it: the callee's play function checks
+# the local counter after the `if` (PlayWriter.statement), on the path past it only; written in place, the statements
+# after the guard are its `else`, which must check it there too (s11: the inlined form reported such a breach at the
+# outcome after the guard, the called form at the check after the `if`, for some budgets here).
+GUARDED = """
+if all(s.str > 0 for s in ships) then
+  outcome hit(by = sum(count(s for s in c) for c in columns))
+end
+outcome miss(by = count(ships))
+"""
+GUARDED_CALLER = """
+let first = resolve guarded(ships = ships, columns = columns)
+let second = resolve guarded(ships = [], columns = columns)
+outcome done(by = first.by + second.by)
+"""
+GUARDED_TYPES = "types:\n  ship:\n    fields:\n      str: {type: int, default: 1}\n"
+GUARDED_INPUTS = "{ships: {type: list, of: ship}, columns: {type: list, of: {type: list, of: ship}}}"
+
+
+def test_a_breach_past_an_inlined_guard_is_reported_where_the_called_form_reports_it(make_ruleset, monkeypatch):
+    def ruleset(title):
+        return make_ruleset({"p": procedure(GUARDED_CALLER, inputs=GUARDED_INPUTS, title=title),
+                             "guarded": procedure(GUARDED, inputs=GUARDED_INPUTS)}, extra=GUARDED_TYPES)
+
+    # six ships, the first of strength 0: the first call goes past the guard (miss, by 6), the second (no ships) hits
+    # and counts the two columns' ships (2): by 8
+    given = {"ships": [{"str": 0}] + [{}] * 5, "columns": [[{}], [{}]]}
+    inlined = ruleset("test procedure")
+    assert "written in place" in written(inlined)
+    monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
+    called = ruleset("the called form")
+    assert "written in place" not in written(called)
+
+    def stops(ruleset):
+        found = []
+        for max_work in range(1, 61):
+            try:
+                found.append(resolve(ruleset, "p", given, seed=1, trace=False, limits=Limits(max_work=max_work)).outcome.get("by"))
+            except LimitExceeded as stopped:
+                (diagnostic,) = stopped.diagnostics
+                found.append((diagnostic.line, diagnostic.column, diagnostic.message))
+        return found
+
+    assert stops(inlined) == stops(called)
+    assert stops(inlined)[-1] == 8 and any(type(stop) is tuple for stop in stops(inlined))

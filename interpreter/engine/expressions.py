@@ -88,14 +88,19 @@ class Expressions(NodeVisitor):
         # plays: arithmetic proven inside the integer bounds -> its proof's local, and its plain form (bounds.py)
         self.unchecked_flags: dict[int, str] = {}
         self.unchecked_steps = False
-        self.pulled: dict[int, tuple[str, bool]] = {}  # plays: aggregates walked before their statement (walk_pulled)
+        # plays: aggregates walked before their statement (walk_pulled): each one's local, whether a sum of counts, the
+        # local_pos its expression would leave where it is read (walk_pos: of the aggregate walk_assigned wrote last)
+        self.pulled: dict[int, tuple[str, bool, str | None]] = {}
+        self.walk_pos: str | None = None
 
     def __call__(self, expr: Any, walrus: bool = True, depth: int = 0) -> str:
         return self.expr(expr, walrus, depth)
 
     def expr(self, e: Any, walrus: bool, depth: int) -> str:
         if self.pulled and id(e) in self.pulled:
-            return self.pulled[id(e)][0]  # the local holding it
+            held, _, pos = self.pulled[id(e)]
+            self.local_pos = pos or self.local_pos  # a breach at the statement's check named as the expression names it
+            return held
         if depth >= MAX_EXPRESSION_DEPTH and type(e) not in SIMPLE:
             return self._outlined(e)
         if self.hoist is not None and walrus and self._worth_hoisting(e):

@@ -110,6 +110,10 @@ class InlinedWriter(PlayWriter):
             with w.block(f"{'if ' + self.condition(condition) if number == 0 else 'elif ' + e(condition)}:"):
                 self.block(body.statements, loops)
         with w.block("else:"):
+            # the callee's play function checks LOCAL_WORK after the `if` (PlayWriter.statement), which only the path
+            # past it reaches: here, so that a breach there is reported where the called form reports it
+            if e.local_charges:
+                self._local_work_checked(e.local_pos)
             return self.block(rest, loops)
 
     def visit_Outcome(self, s: ir.Outcome, loops: int) -> bool:

@@ -23,7 +23,7 @@ from .expressions import Expressions
 from .facts import MAX_INLINE_IFS
 from .playwork import constant_lookup, pull_walks
 from .visitor import NodeVisitor
-from .writer import CodeWriter
+from .writer import CodeWriter, Reserved
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from .program import ProcedureCompiler
@@ -91,11 +91,12 @@ class PlayWriter(NodeVisitor):
         chunk = self.w.need("WL", "rt.work_chunk")
         self.w.line(f"if {LOCAL_WORK} > {chunk}: {self.c.budget(self.w)}.charge_items({LOCAL_WORK}, {pos}); {LOCAL_WORK} = 0")
 
-    def _local_work_spent(self, node: Any) -> None:
-        """What LOCAL_WORK holds charged to the budget, before the play function returns (see Expressions.local_work)."""
+    def _local_work_spent(self, node: Any, place: Reserved | None = None) -> None:
+        """What LOCAL_WORK holds charged to the budget, before the play function returns (see Expressions.local_work);
+        written at ``place`` if given, else here."""
         if not self.spends_local_work:
             return
-        self.w.line(f"if {LOCAL_WORK}: {self.c.budget(self.w)}.charge_items({LOCAL_WORK}, {self.c.pos(node)})")
+        (place.fill if place is not None else self.w.line)(f"if {LOCAL_WORK}: {self.c.budget(self.w)}.charge_items({LOCAL_WORK}, {self.c.pos(node)})")
 
     def _round_checks_local_work(self, s: Any) -> bool:
         """Whether a loop's rounds check LOCAL_WORK: in a play function, when its body or condition may add to it."""
@@ -164,8 +165,9 @@ class PlayWriter(NodeVisitor):
 
     def visit_Outcome(self, s: ir.Outcome, loops: int) -> bool:
         w = self.w
+        before = w.reserve()
         # in a play function, the fields' aggregates evaluated before anything that may fail walked first by loops
-        pull_walks(self.expressions, [value for _, value in s.fields])
+        pulled = pull_walks(self.expressions, [value for _, value in s.fields])
         try:
             key = self.c.outcome_key(s, self.expressions)
         finally:
@@ -175,7 +177,9 @@ class PlayWriter(NodeVisitor):
                 held = w.temp("ok")
                 w.line(f"{held} = {key}")
                 key = held
-            self._local_work_spent(s)
+            # else what is left is spent before the key's values are made: before the walks pulled first too (a range's
+            # walk charges the budget itself, CRNG), as the key written whole spends it before it charges anything
+            self._local_work_spent(s, before if pulled and not self.expressions.local_charges else None)
             w.line(f"return {key}")
         elif self.mode == "outlined":
             w.line(f"return (2, {key})")

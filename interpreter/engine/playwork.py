@@ -101,8 +101,11 @@ def walk_assigned(x: Expressions, target: str, e: Any, first: bool = False) -> b
     walks = x.positions_walked(e)
     if not walkable(x, e):
         return False
+    charges = x.local_charges
     slow = x(e)
     slow_pos = x.local_pos  # where the expression's last charge points (a sum's statement reports a breach there too)
+    # what visiting the expression leaves as the last charge's position, if it charges (read where it is pulled)
+    x.walk_pos = slow_pos if x.local_charges > charges else None
     x.fast_fields, x.fast_reads = True, 0
     if walks is not None:
         x.positions_of[e.slot] = walks
@@ -213,7 +216,7 @@ def pull_walks(x: Expressions, values: list[Any]) -> bool:
         held = x.w.temp("pw")
         walk_assigned(x, held, e, first=True)  # charged as the expression charged it: before the walk
         # a sum of counts is at least 0, and its loop tested it against HI (_sum_checked)
-        x.pulled[id(e)] = (held, e.function.name == "sum" and counts(e.element))
+        x.pulled[id(e)] = (held, e.function.name == "sum" and counts(e.element), x.walk_pos)
     return bool(found)
 
 
