@@ -672,10 +672,18 @@ def monte_carlo(
     if trials > limits.max_trials:
         raise breach(None, "max_trials", f"{trials:,} trials is more than {limits.max_trials:,}")
     here = job.start(None)
-    tally = parallel.Tally(limits.max_states, lambda limit: too_many_outcomes(compiled.body.pos, limit))
+    tally = outcome_tally(limits, compiled)
     parallel.run_chunks(job, trials, jobs, deadline=here.budget.deadline, timed_out=lambda: here.budget.timed_out(compiled.body.pos),
                         progress=progress, state=here, fold=tally.add)
     return job.sample(tally.total, trials)
+
+
+def outcome_tally(limits: Limits, compiled: ir.CompiledProcedure) -> Any:
+    """A ``parallel.Tally`` for a sample of ``compiled``: at most ``max_states`` distinct outcomes, a breach at the
+    procedure past them (``run --n`` and ``odds --auto`` alike)."""
+    from . import parallel
+
+    return parallel.Tally(limits.max_states, lambda limit: too_many_outcomes(compiled.body.pos, limit))
 
 
 def sampling_job(

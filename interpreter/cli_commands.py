@@ -218,11 +218,11 @@ def show_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
 
         for flag, given in (("--json", args.json), ("--provenance", args.provenance)):
             if given:  # refused, not ignored
-                raise command_line.error(_flag_index(command_line, flag), f"{flag}: --code prints the generated Python as it is; give one or the other")
+                raise command_line.error(command_line.find_option(flag), f"{flag}: --code prints the generated Python as it is; give one or the other")
         return show_code(ruleset, args.name, args.code, command_line, stdout)
     if args.provenance and args.name not in ruleset.tables and (args.name in ruleset.modifiers or args.name in ruleset.procedures):
         what = "a modifier list" if args.name in ruleset.modifiers else "a procedure"
-        raise command_line.error(_flag_index(command_line, "--provenance"), f"--provenance shows where a table's cells come from; '{args.name}' is {what}")
+        raise command_line.error(command_line.find_option("--provenance"), f"--provenance shows where a table's cells come from; '{args.name}' is {what}")
     if args.name in ruleset.tables:
         document, text = results.table_doc(ruleset.tables[args.name], provenance=args.provenance), text_table
     elif args.name in ruleset.modifiers:
@@ -237,15 +237,6 @@ def show_command(args: argparse.Namespace, command_line: CommandLine, stdout: Te
     else:
         print(text(document), file=stdout)
     return 0
-
-
-def _flag_index(command_line: CommandLine, flag: str) -> int | None:
-    """Index of the last argument naming option ``flag``, whole or abbreviated as argparse takes it (``--prov``)."""
-    for index in range(len(command_line.argv) - 1, -1, -1):
-        arg = command_line.argv[index]
-        if arg.startswith("--") and len(arg) > 2 and flag.startswith(arg):
-            return index
-    return None
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,14 @@ class CommandLine:
                 return index
         return None
 
+    def find_option(self, flag: str) -> int | None:
+        """Index of the last argument naming option ``flag``, whole or abbreviated as argparse takes it (``--prov``)."""
+        for index in range(len(self.argv) - 1, -1, -1):
+            arg = self.argv[index]
+            if arg.startswith("--") and len(arg) > 2 and flag.startswith(arg):
+                return index
+        return None
+
     def offset_in(self, index: int, value: str) -> int:
         """Offset of ``value`` inside argument ``index`` (for --flag=value forms)."""
         arg = self.argv[index]

@@ -207,8 +207,11 @@ def format_diagnostic(file: str, line: int, column: int, message: str, line_text
 # (text shown in another order than it reads: "Trojan Source"), lone
 # surrogates (a UTF-8 stream refuses them) and the noncharacters U+FFFE and
 # U+FFFF (not XML characters).  The newline is a separate choice.
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
-_UNSAFE_BUT_NEWLINE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+_UNSAFE_PAST_NEWLINE = "\x0b-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff"
+_UNSAFE = re.compile(f"[\x00-\x08\x0a{_UNSAFE_PAST_NEWLINE}]")
+_UNSAFE_BUT_NEWLINE = re.compile(f"[\x00-\x08{_UNSAFE_PAST_NEWLINE}]")
+# The same characters with the tab and the newline: for text that must stay on one line as it is (a chart's label).
+CONTROL_CHARACTERS = re.compile(f"[\x00-\x0a{_UNSAFE_PAST_NEWLINE}]")
 
 
 def _escape_char(match: re.Match) -> str:

@@ -25,10 +25,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .api import Distribution, Sample, check_jobs, odds, sampling_job
+from .api import Distribution, Sample, check_jobs, odds, outcome_tally, sampling_job
 from .arguments import check_callable, check_type, misuse
-from .limits import Budget, LimitExceeded, Limits, too_many_outcomes
-from .parallel import CHUNK_PLAYS, Tally, run_tasks
+from .limits import Budget, LimitExceeded, Limits
+from .parallel import CHUNK_PLAYS, run_tasks
 
 # The share of each budget (work, states, time) the exact attempt may spend before sampling takes over.
 PROBE_SHARE = 0.25
@@ -139,7 +139,7 @@ def _sampled(
     job, limits, compiled = sampling_job(ruleset, procedure, inputs, seed=seed, choices=choices, limits=limits, engine="compiled")
     here = job.start(clock.deadline)
     most_chunks = max(1, limits.max_trials // CHUNK_PLAYS)
-    tally = Tally(limits.max_states, lambda limit: too_many_outcomes(compiled.body.pos, limit))
+    tally = outcome_tally(limits, compiled)
     played, wanted = 0, min(FIRST_CHUNKS, most_chunks)
     while True:
         planned = [(index, CHUNK_PLAYS) for index in range(played, wanted)]

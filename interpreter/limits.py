@@ -169,9 +169,10 @@ def check_positive_fields(
 
 
 # How a user raises each budget, for the message that reports its breach.
+_RAISE_MAX_STATES = "raise it with --max-states N (0 for no limit) or Limits(max_states=...)"
 RAISE_HINTS = {
     "max_work": "raise it with --max-work N (0 for no limit) or Limits(max_work=...)",
-    "max_states": "raise it with --max-states N (0 for no limit) or Limits(max_states=...); `run --n` estimates instead",
+    "max_states": f"{_RAISE_MAX_STATES}; `run --n` estimates instead",
     "timeout": "raise it with --timeout SECONDS (0 for no limit) or Limits(timeout=...)",
     "max_trials": "use fewer trials, or raise Limits(max_trials=...)",
 }
@@ -222,8 +223,7 @@ def too_many_states(pos, limit: float) -> LimitExceeded:
 def too_many_outcomes(pos, limit: int) -> LimitExceeded:
     """The breach of ``max_states`` by a Monte Carlo sample counting more than ``limit`` distinct outcomes, at ``pos``
     (the procedure's): each is held until the sample is counted out (about 1.3 KB each)."""
-    return breach(pos, "max_states", f"a sample would count more than {limit:,} distinct outcomes",
-                  "raise it with --max-states N (0 for no limit) or Limits(max_states=...)")
+    return breach(pos, "max_states", f"a sample would count more than {limit:,} distinct outcomes", _RAISE_MAX_STATES)
 
 
 class Budget:

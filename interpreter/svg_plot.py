@@ -12,11 +12,12 @@ characters and bidirectional overrides stripped, long strings cut, ``& < > " '``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from xml.sax.saxutils import escape
+
+from .errors import CONTROL_CHARACTERS
 
 # Characters per label before it is cut with an ellipsis: a label longer than that is a data dump.
 MAX_LABEL = 60
@@ -29,15 +30,14 @@ SCALE = ((255, 255, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 
 BAR_FILL = "#4d4d4d"
 # One line per series: dash patterns and marker shapes tell them apart in grey (colours help on screen).
 LINE_STYLES = (("", "#08306b"), ("6 3", "#b2182b"), ("2 3", "#1b7837"), ("8 3 2 3", "#762a83"), ("12 4", "#e08214"), ("1 2", "#4d4d4d"))
-# C0, DEL, C1, the line and paragraph separators, the bidirectional embeddings, overrides and isolates (a U+202E
-# in a label showed the rest of it, in the chart and in an aid's page, backwards), lone surrogates, non-characters
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
 
 
 def svg_text(value: object, limit: int = MAX_LABEL) -> str:
     """A string as SVG text: controls, separators and bidirectional overrides (and lone surrogates) become spaces,
     long text is cut, XML is escaped."""
-    text = _CONTROL.sub(" ", str(value))
+    # CONTROL_CHARACTERS: what the output guard escapes (C0, DEL, C1, separators, the bidirectional embeddings,
+    # overrides and isolates: a U+202E showed a label backwards, in the chart and in an aid's page), tab and newline too
+    text = CONTROL_CHARACTERS.sub(" ", str(value))
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return escape(text, {'"': "&quot;", "'": "&#x27;"})

@@ -219,10 +219,11 @@ def parse_dimension(ruleset: CompiledRuleset, procedure: str, text: str) -> Dime
             coerce(value, target_type, what)
         except CoercionError as error:
             raise SweepError(error.message, offset + start + (len(part) - len(part.lstrip()))) from None
-        if repr(to_plain(value)) in seen:  # the same row twice (as --by refuses a field named twice)
+        plain = to_plain(value)
+        if repr(plain) in seen:  # the same row twice (as --by refuses a field named twice)
             raise SweepError(f"{part.strip()} is listed twice", offset + start + (len(part) - len(part.lstrip())))
-        seen.add(repr(to_plain(value)))
-        values.append(to_plain(value))
+        seen.add(repr(plain))
+        values.append(plain)
     return _dimension(written.strip(), name, path, values)
 
 

@@ -33,15 +33,21 @@ def rules(make_ruleset):
     return make_ruleset({"face": FACE, "digits": DIGITS, "fails_late": FAILS_LATE})
 
 
-def hand_faces(seed: int, trials: int) -> dict[int, int]:
-    """One d6 a play, drawn chunk by chunk as parallel.py documents: int(random() * 6) + 1."""
+def hand_counts(seed: int, trials: int, one_play) -> dict[int, int]:
+    """Counts of ``one_play(draw)`` over ``trials`` plays, drawn chunk by chunk as parallel.py documents (a die is
+    int(draw() * 6) + 1)."""
     counts: dict[int, int] = {}
     for index, plays in chunks(trials):
         draw = random.Random(chunk_seed(seed, index)).random
         for _ in range(plays):
-            face = int(draw() * 6) + 1
-            counts[face] = counts.get(face, 0) + 1
+            key = one_play(draw)
+            counts[key] = counts.get(key, 0) + 1
     return counts
+
+
+def hand_faces(seed: int, trials: int) -> dict[int, int]:
+    """One d6 a play."""
+    return hand_counts(seed, trials, lambda draw: int(draw() * 6) + 1)
 
 
 def faces(sample) -> dict[int, int]:
@@ -193,15 +199,8 @@ def test_a_workers_result_travels_back_whatever_its_fractions_size():
 
 
 def hand_digits(seed: int, trials: int) -> dict[int, int]:
-    """`digits` with n = 2 drawn as parallel.py documents: t = (0 * 7 + d1) * 7 + d2, one total per pair of faces."""
-    counts: dict[int, int] = {}
-    for index, plays in chunks(trials):
-        draw = random.Random(chunk_seed(seed, index)).random
-        for _ in range(plays):
-            first = int(draw() * 6) + 1
-            total = first * 7 + int(draw() * 6) + 1
-            counts[total] = counts.get(total, 0) + 1
-    return counts
+    """`digits` with n = 2: t = (0 * 7 + d1) * 7 + d2, one total per pair of faces (d1 drawn first)."""
+    return hand_counts(seed, trials, lambda draw: (int(draw() * 6) + 1) * 7 + int(draw() * 6) + 1)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

@@ -74,6 +74,17 @@ def plays(ruleset, engine: str = "compiled", seeds: range = range(60)) -> list:
     return [resolve(ruleset, "p", seed=seed, trace=False, engine=engine).outcome for seed in seeds]
 
 
+def agreeing_counts(inlined, called, *, trials: int, seed: int) -> tuple:
+    """The counts of ``trials`` plays of p, asserted equal for the inlined form, the called form and the evaluator
+    (and so the single plays of 60 seeds: Monte Carlo's trials call what they resolve, so only those run code written in
+    place)."""
+    counts = [monte_carlo(ruleset, "p", trials=trials, seed=seed, engine=engine).counts
+              for ruleset, engine in ((inlined, "compiled"), (called, "compiled"), (inlined, "reference"))]
+    assert counts[0] == counts[1] == counts[2]
+    assert plays(inlined) == plays(called) == plays(inlined, "reference")
+    return counts[0]
+
+
 @pytest.fixture
 def inlined(make_ruleset):
     ruleset = ruleset_of(make_ruleset)
@@ -110,13 +121,10 @@ def test_the_callee_is_written_in_place_with_the_calls_charge_and_depth_test(mak
 
 @pytest.mark.parametrize("seed", [1, 7])
 def test_the_inlined_and_called_forms_count_alike_and_as_the_evaluator(inlined, called, seed):
-    counts = [monte_carlo(ruleset, "p", trials=400, seed=seed, engine=engine).counts
-              for ruleset, engine in ((inlined, "compiled"), (called, "compiled"), (inlined, "reference"))]
-    assert counts[0] == counts[1] == counts[2]
-    assert plays(inlined) == plays(called) == plays(inlined, "reference")
+    counts = agreeing_counts(inlined, called, trials=400, seed=seed)
     # six shots a play: hits at most 6; a hit by more than 0 needs a total of 8 or more
-    assert all(0 <= outcome.get("hits") <= 6 for outcome, _ in counts[0])
-    assert sum(n for _, n in counts[0]) == 400
+    assert all(0 <= outcome.get("hits") <= 6 for outcome, _ in counts)
+    assert sum(n for _, n in counts) == 400
 
 
 def test_the_inlined_form_charges_the_work_and_the_clocks_calls_alike(inlined, called):
@@ -233,10 +241,7 @@ def test_a_callee_with_lists_guards_or_calls_is_written_in_place_and_plays_alike
     monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
     called = make_ruleset({"p": procedure(CALLER, inputs=CALLER_INPUTS, title="the called form"), **procedures})
     assert "written in place" not in written(called)
-    counts = [monte_carlo(ruleset, "p", trials=200, seed=4, engine=engine).counts
-              for ruleset, engine in ((inlined, "compiled"), (called, "compiled"), (inlined, "reference"))]
-    assert counts[0] == counts[1] == counts[2]
-    assert plays(inlined) == plays(called) == plays(inlined, "reference")
+    agreeing_counts(inlined, called, trials=200, seed=4)
 
     def spent(ruleset):
         budget = Budget(Limits(max_work=None, timeout=None))
@@ -260,12 +265,9 @@ def test_strings_that_look_like_the_renamed_locals_are_left_alone(make_ruleset, 
     monkeypatch.setattr(inline, "MAX_INLINE_NODES", 0)
     called = make_ruleset({"p": procedure(CALLER, inputs=kinds, title="the called form"), **procedures})
     assert "written in place" not in written(called)
-    counts = [monte_carlo(ruleset, "p", trials=200, seed=6, engine=engine).counts
-              for ruleset, engine in ((inlined, "compiled"), (called, "compiled"), (inlined, "reference"))]
-    assert counts[0] == counts[1] == counts[2]
-    assert plays(inlined) == plays(called) == plays(inlined, "reference")
+    counts = agreeing_counts(inlined, called, trials=200, seed=6)
     # a hit only for "v1" (one of three shots) on 4, 5 or 6: some plays hit, none more than once
-    assert all(outcome.get("hits") <= 1 for outcome, _ in counts[0]) and any(outcome.get("hits") for outcome, _ in counts[0])
+    assert all(outcome.get("hits") <= 1 for outcome, _ in counts) and any(outcome.get("hits") for outcome, _ in counts)
 
 
 
